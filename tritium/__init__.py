@@ -1,0 +1,2 @@
+"""tritium: Triton in Python."""
+__version__ = "0.1.0"
