@@ -1,2 +1,46 @@
-"""tritium: Triton in Python."""
+"""tritium: Triton, the language and compiler for block-level GPU kernels, in Python.
+
+    import tritium as triton
+    import tritium.language as tl
+
+    @triton.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr): ...
+
+Or run existing Triton code unchanged: `tritium.compat.install()` before `import triton`.
+"""
 __version__ = "0.1.0"
+
+from .frontend.jit import JITFunction, jit  # noqa: E402
+from .frontend.errors import CompilationError  # noqa: E402
+from .runtime.autotuner import Config, autotune, heuristics  # noqa: E402
+from . import language  # noqa: E402
+
+
+def cdiv(x: int, y: int) -> int:
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n: int) -> int:
+    """Smallest power of two >= n (1 for n <= 1)."""
+    n = int(n)
+    if n <= 1:
+        return 1
+    return 1 << (n - 1).bit_length()
+
+
+def __getattr__(name):
+    # Heavier submodules load on first use so `import tritium` stays quick.
+    import importlib
+    if name in ("testing", "compat", "runtime", "compiler", "tools", "backends", "passes", "ir"):
+        return importlib.import_module(f".{name}", __name__)
+    if name in ("OutOfResources", "TritonError", "InterpreterError"):
+        from .runtime import errors
+        return getattr(errors, name)
+    if name == "MockTensor":
+        from .frontend.jit import _MockTensor
+        return _MockTensor
+    raise AttributeError(f"module 'tritium' has no attribute {name!r}")
+
+
+__all__ = ["jit", "JITFunction", "CompilationError", "Config", "autotune", "heuristics",
+           "cdiv", "next_power_of_2", "language", "testing", "compat", "__version__"]

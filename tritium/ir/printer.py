@@ -11,14 +11,15 @@ from typing import Dict, List, Optional
 from . import types as T
 from .attrs import (DenseElementsAttr, FloatAttr, IntegerAttr, format_float, format_named_attr)
 from .core import BlockArgument, Operation, Region, Value, Block
+from .attr_parser import mnemonic_alias
 from .ops import CMPF_PREDICATES, CMPI_PREDICATES, INPUT_PRECISIONS, PROGRAM_AXES
 
-BINARY_OPS = {n for n in __import__("tritium.ir.ops", fromlist=["OPS"]).OPS
-              if n.startswith(("arith.", "math.")) and n not in (
-                  "arith.constant", "arith.cmpi", "arith.cmpf", "arith.select")}
 CAST_OPS = {"arith.extsi", "arith.extui", "arith.trunci", "arith.extf", "arith.truncf",
             "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.fptoui", "arith.bitcast",
             "arith.index_cast"}
+BINARY_OPS = {n for n in __import__("tritium.ir.ops", fromlist=["OPS"]).OPS
+              if n.startswith(("arith.", "math.")) and n not in CAST_OPS and n not in (
+                  "arith.constant", "arith.cmpi", "arith.cmpf", "arith.select")}
 ARROW_OPS = {"tt.splat", "tt.broadcast", "tt.expand_dims", "tt.reshape", "tt.trans",
              "tt.int_to_ptr", "tt.ptr_to_int", "tt.bitcast", "tt.fp_to_fp",
              "ttg.convert_layout", "tt.join", "tt.split", "tt.cat", "tt.histogram"}
@@ -43,7 +44,7 @@ class Namer:
         return f"{base}_{n}"
 
     def name_results(self, op: Operation) -> None:
-        if not op.results:
+        if not op.results or op.results[0] in self.names:
             return
         hint = _constant_name(op) if op.name == "arith.constant" else None
         if hint is not None:
@@ -58,8 +59,25 @@ class Namer:
                 self.names[r] = f"{base}#{i}"
 
     def name_arg(self, arg: BlockArgument) -> None:
+        if arg in self.names:
+            return
         self.names[arg] = f"%arg{self.args}"
         self.args += 1
+
+    def prename(self, op: Operation) -> None:
+        """Name `op`'s results and everything nested in the order printing meets them, so
+        that a use printed before its definition (graph regions) still has its name."""
+        self.name_results(op)
+        if op.name != "tt.func":  # a function is named by its own Namer when printed
+            self.prename_regions(op)
+
+    def prename_regions(self, op: Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    self.name_arg(a)
+                for o in block:
+                    self.prename(o)
 
     def __call__(self, v: Value) -> str:
         name = self.names.get(v)
@@ -101,6 +119,7 @@ class Printer:
         try:
             for enc, name in aliases:
                 self.lines.append(f"{name} = {enc}")
+            self.namer.prename(module)
             self.print_op(module, 0)
         finally:
             types_mod._ENCODING_ALIASES = old
@@ -195,12 +214,26 @@ class Printer:
         return f"module{attrs} " + self._block_body(op.regions[0].entry, depth)
 
     def _p_tt_func(self, op: Operation, depth: int) -> str:
+        outer = self.namer
         self.namer = Namer()  # values are numbered per function, as in MLIR
-        block = op.regions[0].entry
+        try:
+            return self._func_text(op, depth)
+        finally:
+            self.namer = outer
+
+    def _func_text(self, op: Operation, depth: int) -> str:
         ftype = op.attr("function_type")
         arg_attrs = op.attr("arg_attrs") or ()
         params = []
-        for i, a in enumerate(block.args):
+        if not op.regions or not op.regions[0].blocks:  # a declaration
+            block = None
+            for i, t in enumerate(ftype.inputs if ftype is not None else ()):
+                params.append(str(t) + (f" {arg_attrs[i]}" if i < len(arg_attrs)
+                                        and arg_attrs[i].value else ""))
+        else:
+            block = op.regions[0].entry
+            self.namer.prename_regions(op)
+        for i, a in enumerate(block.args if block is not None else ()):
             self.namer.name_arg(a)
             text = f"{self.namer(a)}: {a.type}"
             if i < len(arg_attrs) and arg_attrs[i].value:
@@ -217,28 +250,30 @@ class Printer:
         if rest:
             attrs = " attributes {" + ", ".join(
                 format_named_attr(k, v) for k, v in sorted(rest.items())) + "}"
-        return (f"tt.func {vis} @{op.attr('sym_name')}({', '.join(params)}){res}{attrs} "
-                + self._block_body(block, depth))
+        head = f"tt.func {vis} @{op.attr('sym_name')}({', '.join(params)}){res}{attrs}"
+        return head if block is None else head + " " + self._block_body(block, depth)
+
+    def _typed_operands(self, op: Operation) -> str:
+        if not op.operands:
+            return ""
+        return f" {self._ops(op)} : " + ", ".join(str(v.type) for v in op.operands)
 
     def _p_tt_return(self, op: Operation, depth: int) -> str:
-        if not op.operands:
-            return "tt.return"
-        return f"tt.return {self._ops(op)} : " + ", ".join(str(v.type) for v in op.operands)
+        # upstream format: attr-dict ($srcs^ `:` type($srcs))?
+        return f"tt.return{self._attrs(op)}{self._typed_operands(op)}"
 
     def _p_scf_yield(self, op: Operation, depth: int) -> str:
-        if not op.operands:
-            return "scf.yield"
-        return f"scf.yield {self._ops(op)} : " + ", ".join(str(v.type) for v in op.operands)
+        return f"scf.yield{self._attrs(op)}{self._typed_operands(op)}"
 
     def _p_tt_reduce_return(self, op, depth):
-        return f"tt.reduce.return {self._ops(op)} : " + ", ".join(str(v.type) for v in op.operands)
+        return f"tt.reduce.return{self._attrs(op)}{self._typed_operands(op)}"
 
     def _p_tt_scan_return(self, op, depth):
-        return f"tt.scan.return {self._ops(op)} : " + ", ".join(str(v.type) for v in op.operands)
+        return f"tt.scan.return{self._attrs(op)}{self._typed_operands(op)}"
 
     def _p_scf_condition(self, op, depth):
         cond, *rest = op.operands
-        text = f"scf.condition({self.namer(cond)})"
+        text = f"scf.condition({self.namer(cond)}){self._attrs(op)}"
         if rest:
             text += " " + ", ".join(self.namer(v) for v in rest) + " : " + ", ".join(
                 str(v.type) for v in rest)
@@ -267,10 +302,12 @@ class Printer:
         return f"arith.select {self._ops(op)}{self._attrs(op)} : {cond.type}, {ty}"
 
     def _p_tt_get_program_id(self, op, depth):
-        return f"tt.get_program_id {PROGRAM_AXES[op.attr('axis')]} : i32"
+        return (f"tt.get_program_id {PROGRAM_AXES[op.attr('axis')]}"
+                f"{self._attrs(op, ('axis',))} : {op.results[0].type}")
 
     def _p_tt_get_num_programs(self, op, depth):
-        return f"tt.get_num_programs {PROGRAM_AXES[op.attr('axis')]} : i32"
+        return (f"tt.get_num_programs {PROGRAM_AXES[op.attr('axis')]}"
+                f"{self._attrs(op, ('axis',))} : {op.results[0].type}")
 
     def _p_tt_make_range(self, op, depth):
         return f"tt.make_range{self._attrs(op)} : {op.results[0].type}"
@@ -358,7 +395,7 @@ def collect_encoding_aliases(module: Operation):
 
     def visit(t):
         if isinstance(t, T.TensorType) and t.encoding is not None and t.encoding not in seen:
-            base = getattr(t.encoding, "alias_base", None) or "enc"
+            base = getattr(t.encoding, "alias_base", None) or mnemonic_alias(str(t.encoding))
             n = counters.get(base, 0)
             counters[base] = n + 1
             seen[t.encoding] = f"#{base}" + (str(n) if n else "")
@@ -382,6 +419,7 @@ def print_op(op: Operation, debug_info: bool = False) -> str:
     # Name the operands that come from outside so the text stays readable.
     for i, v in enumerate(op.operands):
         p.namer.names.setdefault(v, f"%in{i}")
+    p.namer.prename(op)
     p.print_op(op, 0)
     return "\n".join(p.lines)
 

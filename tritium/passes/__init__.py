@@ -1,0 +1,46 @@
+"""Target-independent TTIR passes and the pass manager.
+
+    from tritium.passes import PassManager, make_ttir_pipeline
+    PassManager("canonicalize,cse").run(module)
+    make_ttir_pipeline().run(module)
+
+Every pass registers itself under its name (and upstream aliases) on import; see
+`PASS_REGISTRY` / `registered_passes()`.
+"""
+from __future__ import annotations
+
+from .manager import (PASS_REGISTRY, Pass, PassError, PassFailure, PassManager, make_pass,
+                      parse_pipeline, register_pass, run_pipeline)
+from .pattern import RewritePattern, Rewriter, apply_patterns_greedily, pattern
+from . import folds  # noqa: F401  (fold hooks)
+from .inline import Inline, inline_module
+from .canonicalize import Canonicalize, canonicalize
+from .combine import Combine
+from .reorder_broadcast import ReorderBroadcast, reorder_broadcast
+from .cse import CSEPass, cse
+from .dce import DCEPass, SymbolDCEPass, dce, symbol_dce
+from .licm import LICMPass, licm
+from .loop_unroll import LoopUnroll, loop_unroll
+
+# Upstream's make_ttir order (rewrite-tensor-pointer is not implemented here yet).
+TTIR_PIPELINE = ("inline,canonicalize,combine,reorder-broadcast,cse,symbol-dce,loop-unroll")
+
+
+def make_ttir_pipeline(**manager_options) -> PassManager:
+    """The TTIR optimisation pipeline; keyword arguments go to PassManager (verify_each,
+    dump, timing, reproducer)."""
+    return PassManager(TTIR_PIPELINE, **manager_options)
+
+
+def registered_passes():
+    """Canonical names of the registered passes."""
+    return sorted({cls.name for cls in PASS_REGISTRY.values()})
+
+
+__all__ = ["PASS_REGISTRY", "Pass", "PassError", "PassFailure", "PassManager", "make_pass",
+           "parse_pipeline", "register_pass", "run_pipeline", "RewritePattern", "Rewriter",
+           "apply_patterns_greedily", "pattern", "make_ttir_pipeline", "TTIR_PIPELINE",
+           "registered_passes", "Inline", "Canonicalize", "Combine", "ReorderBroadcast",
+           "CSEPass", "DCEPass", "SymbolDCEPass", "LICMPass", "LoopUnroll", "inline_module",
+           "canonicalize", "reorder_broadcast", "cse", "dce", "symbol_dce", "licm",
+           "loop_unroll"]

@@ -1,0 +1,42 @@
+"""Shared test setup: the `gpu` marker skips without an NVIDIA GPU; seeds are fresh per test
+but printed so a failure can be replayed (TRITIUM_TEST_SEED=<n>)."""
+import os
+import random
+
+import numpy as np
+import pytest
+
+
+def _gpu_available() -> bool:
+    try:
+        from tritium.backends.nvidia import driver
+        return driver.is_available()
+    except Exception:
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    if _gpu_available():
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU (run on the device machine)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def rng(request):
+    """A numpy Generator with a fresh seed per test (reported on failure)."""
+    seed = int(os.environ.get("TRITIUM_TEST_SEED", random.randrange(2 ** 31)))
+    request.node.user_properties.append(("seed", seed))
+    return np.random.default_rng(seed)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        for name, value in item.user_properties:
+            if name == "seed":
+                report.sections.append(("seed", f"TRITIUM_TEST_SEED={value}"))

@@ -1,0 +1,327 @@
+"""LLVM IR text -> PTX, through llvmlite's NVPTX backend.
+
+One call does what upstream's `make_llir` tail and `make_ptx` do: parse the
+module, link libdevice when the kernel calls `__nv_*` math, run O3, emit PTX
+for e.g. `sm_90a` and fix up the `.version` / `.target` header for the ptxas
+that will assemble it.
+
+Speed notes (measured with llvmlite 0.50 / LLVM 22):
+* Linking the whole of libdevice (575 functions) and then running O3 costs
+  ~0.09 s of optimisation on code we immediately delete. We instead keep, per
+  libdevice function, a trimmed bitcode module holding just that function and
+  what it calls; a kernel links only those. After the first use of a function
+  a compile with libdevice costs about as much as one without.
+* Parsing libdevice.10.bc takes ~30 ms; it happens once per process per new
+  function set, never for kernels that call no `__nv_` function.
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import Dict, Iterable, List, Optional, Set
+
+__all__ = ["llir_to_ptx", "find_libdevice", "llvm_max_ptx_version", "choose_ptx_version",
+           "kernel_names", "libdevice_calls", "stats"]
+
+TRIPLE = "nvptx64-nvidia-cuda"
+
+# Highest `+ptxNN` feature each LLVM major version knows. An unknown feature is
+# ignored with a warning (and the PTX silently drops to the arch's default), so
+# this table errs low; tests check the entry of the installed LLVM.
+_LLVM_MAX_PTX = {17: 82, 18: 83, 19: 85, 20: 86, 21: 87, 22: 90}
+
+# Lowest PTX ISA each arch exists in. LLVM aborts the whole process (not an
+# exception) when asked for an older one, so we must never pass one.
+_ARCH_MIN_PTX = {
+    "sm_70": 60, "sm_72": 61, "sm_75": 63, "sm_80": 70, "sm_86": 71, "sm_87": 74,
+    "sm_89": 78, "sm_90": 78, "sm_90a": 80, "sm_100": 86, "sm_100a": 86, "sm_101": 86,
+    "sm_101a": 86, "sm_103": 88, "sm_103a": 88, "sm_120": 87, "sm_120a": 87,
+}
+
+_lock = threading.RLock()   # LLVM command-line options are process-global state
+_state: Dict[str, object] = {"init": False, "fma": None}
+_target_machines: Dict[tuple, object] = {}
+_libdevice_bytes: Dict[str, bytes] = {}
+_libdevice_defined: Dict[str, Set[str]] = {}
+_libdevice_bc: Dict[tuple, bytes] = {}      # (path, function) -> trimmed bitcode
+stats = {"libdevice_parses": 0, "libdevice_links": 0}
+
+
+def _llvm():
+    import llvmlite.binding as llvm
+    if not _state["init"]:
+        with _lock:
+            if not _state["init"]:
+                _init(llvm)
+    return llvm
+
+
+def _init(llvm) -> None:
+    import warnings
+    # llvmlite < 0.45 needs initialize(); newer versions warn that it is a no-op.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            llvm.initialize()
+        except Exception:
+            pass
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    # Same codegen flags as upstream: 32-bit pointers for shared/const/local
+    # address spaces (cheaper address arithmetic) and wide mad for addressing.
+    llvm.set_option("tritium", "-nvptx-short-ptr")
+    llvm.set_option("tritium", "-nvptx-mad-wide-opt")
+    _state["init"] = True
+
+
+def llvm_major() -> int:
+    return _llvm().llvm_version_info[0]
+
+
+def llvm_max_ptx_version() -> int:
+    major = llvm_major()
+    if major in _LLVM_MAX_PTX:
+        return _LLVM_MAX_PTX[major]
+    known = [v for k, v in _LLVM_MAX_PTX.items() if k <= major]
+    return max(known) if known else min(_LLVM_MAX_PTX.values())
+
+
+def _default_target_ptx() -> Optional[int]:
+    """PTX version the consumer of our PTX accepts: ptxas if found, else the driver's JIT."""
+    from . import toolchain
+    from .toolchain import ptx_version_for
+    v = toolchain.ptxas_version()
+    if v is not None:
+        return ptx_version_for(v)
+    try:
+        from . import driver
+        if driver.is_available():
+            return ptx_version_for(driver.cuda_version())
+    except Exception:
+        pass
+    return None
+
+
+def choose_ptx_version(arch: str, ptx_version: Optional[int] = None):
+    """(feature version given to LLVM, version written into `.version` or None)."""
+    target = ptx_version if ptx_version is not None else _default_target_ptx()
+    feature = llvm_max_ptx_version()
+    if target is not None:
+        feature = min(feature, target)
+    need = _ARCH_MIN_PTX.get(arch, 0)
+    if need > feature:
+        if need > llvm_max_ptx_version():
+            raise ValueError(f"{arch} needs PTX {need // 10}.{need % 10}, newer than this LLVM "
+                             f"({llvm_major()}) can emit")
+        if target is not None and need > target:
+            raise ValueError(f"{arch} needs PTX {need // 10}.{need % 10} but the target PTX version is "
+                             f"{target // 10}.{target % 10} (ptxas or driver too old?)")
+        feature = need
+    return feature, target
+
+
+def _target_machine(arch: str, feature: int):
+    key = (arch, feature)
+    tm = _target_machines.get(key)
+    if tm is None:
+        llvm = _llvm()
+        target = llvm.Target.from_triple(TRIPLE)
+        tm = target.create_target_machine(cpu=arch, features=f"+ptx{feature}", opt=3)
+        _target_machines[key] = tm
+    return tm
+
+
+def _set_fma(enable: bool) -> None:
+    # LLVM's NVPTX backend fuses fmul+fadd only for `contract` instructions
+    # unless the target options say otherwise; llvmlite cannot set target
+    # options, but this backend flag, once given, overrides them both ways.
+    level = 1 if enable else 0
+    if _state["fma"] != level:
+        _llvm().set_option("tritium", f"-nvptx-fma-level={level}")
+        _state["fma"] = level
+
+
+# ---------------------------------------------------------------------------
+# text-level helpers
+
+_RE_PTX_KERNEL = re.compile(r"^define\b[^\n@]*\bptx_kernel\b[^\n@]*@(\"[^\"]+\"|[\w.$]+)\s*\(", re.M)
+_RE_ANNOT_KERNEL = re.compile(r"!\{\s*ptr\s+@(\"[^\"]+\"|[\w.$]+)\s*,\s*!\"kernel\"\s*,\s*i32\s+1\s*\}")
+_RE_NV_DECL = re.compile(r"^declare\b[^\n@]*@(__nv_\w+)\s*\(", re.M)
+_RE_MD_ID = re.compile(r"^!(\d+)\s*=", re.M)
+
+
+def kernel_names(llir: str) -> List[str]:
+    """Entry points: `ptx_kernel` functions and old-style `nvvm.annotations` kernels."""
+    names = [m.strip('"') for m in _RE_PTX_KERNEL.findall(llir)]
+    names += [m.strip('"') for m in _RE_ANNOT_KERNEL.findall(llir) if m.strip('"') not in names]
+    return names
+
+
+def libdevice_calls(llir: str) -> List[str]:
+    """`__nv_*` functions the module declares (and so needs from libdevice)."""
+    return sorted(set(_RE_NV_DECL.findall(llir)))
+
+
+def _add_reflect_ftz_flag(llir: str) -> str:
+    """Add `nvvm-reflect-ftz = 1` (override) like upstream, so libdevice's
+    `__nvvm_reflect("__CUDA_FTZ")` folds to the flush-to-zero variants."""
+    if "nvvm-reflect-ftz" in llir:
+        return llir
+    ids = [int(i) for i in _RE_MD_ID.findall(llir)]
+    new = max(ids, default=-1) + 1
+    node = f'!{new} = !{{i32 4, !"nvvm-reflect-ftz", i32 1}}\n'
+    m = re.search(r"^!llvm\.module\.flags\s*=\s*!\{(.*)\}\s*$", llir, re.M)
+    if m:
+        inner = m.group(1).strip()
+        repl = f"!llvm.module.flags = !{{{inner + ', ' if inner else ''}!{new}}}"
+        return llir[:m.start()] + repl + llir[m.end():] + "\n" + node
+    return llir + f"\n!llvm.module.flags = !{{!{new}}}\n" + node
+
+
+def _legacy_kernels(llir: str) -> str:
+    """LLVM < 20 has no `ptx_kernel` calling convention: mark entries with
+    `nvvm.annotations` instead (what LLVM 20+ auto-upgrades from)."""
+    names = [m.strip('"') for m in _RE_PTX_KERNEL.findall(llir)]
+    if not names:
+        return llir
+    llir = re.sub(r"^(define\b[^\n@]*?)\bptx_kernel\s+", r"\1", llir, flags=re.M)
+    base = max((int(i) for i in _RE_MD_ID.findall(llir)), default=-1) + 1
+    ids = ", ".join(f"!{base + i}" for i in range(len(names)))
+    nodes = "".join(f'!{base + i} = !{{ptr @"{n}", !"kernel", i32 1}}\n' for i, n in enumerate(names))
+    return llir + f"\n!nvvm.annotations = !{{{ids}}}\n" + nodes
+
+
+# ---------------------------------------------------------------------------
+# libdevice
+
+
+def find_libdevice() -> Optional[str]:
+    """Path of libdevice.10.bc: TRITON_LIBDEVICE_PATH, the nvidia-nvvm wheel,
+    an installed upstream Triton, then CUDA_HOME / CUDA_PATH / /usr/local/cuda."""
+    env = os.environ.get("TRITON_LIBDEVICE_PATH")
+    if env:
+        return env
+    from .toolchain import _package_dirs
+    cands = []
+    for root in _package_dirs("nvidia"):
+        for sub in ("cu13", "cuda_nvcc", "nvvm", "cu12"):
+            cands += [os.path.join(root, sub, "nvvm", "libdevice", "libdevice.10.bc"),
+                      os.path.join(root, sub, "libdevice", "libdevice.10.bc")]
+    for root in _package_dirs("triton"):
+        cands.append(os.path.join(root, "backends", "nvidia", "lib", "libdevice.10.bc"))
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            cands.append(os.path.join(os.environ[var], "nvvm", "libdevice", "libdevice.10.bc"))
+    cands.append("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc")
+    return next((c for c in cands if os.path.isfile(c)), None)
+
+
+def _read_libdevice(path: str) -> bytes:
+    data = _libdevice_bytes.get(path)
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+        _libdevice_bytes[path] = data
+    return data
+
+
+def _trim(llvm, module, keep: Iterable[str], tm) -> None:
+    """Internalize everything but `keep` and delete what became unreachable."""
+    keep = set(keep)
+    for fn in module.functions:
+        if not fn.is_declaration and fn.name not in keep:
+            fn.linkage = llvm.Linkage.internal
+    for gv in module.global_variables:
+        if not gv.is_declaration and gv.linkage == llvm.Linkage.external:
+            gv.linkage = llvm.Linkage.internal
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=0))
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_global_dead_code_eliminate_pass()
+    mpm.run(module, pb)
+
+
+def _libdevice_modules(llvm, names: List[str], path: str, tm, data_layout: str) -> List[bytes]:
+    missing = [n for n in names if (path, n) not in _libdevice_bc]
+    if missing:
+        full = llvm.parse_bitcode(_read_libdevice(path))
+        stats["libdevice_parses"] += 1
+        full.triple = TRIPLE
+        full.data_layout = data_layout
+        defined = _libdevice_defined.setdefault(
+            path, {f.name for f in full.functions if not f.is_declaration})
+        unknown = [n for n in missing if n not in defined]
+        if unknown:
+            raise ValueError(f"not in libdevice ({path}): {', '.join(unknown)}")
+        _trim(llvm, full, missing, tm)
+        if len(missing) == 1:
+            _libdevice_bc[(path, missing[0])] = full.as_bitcode()
+        else:
+            for n in missing:   # split per function so other kernels reuse each one
+                part = full.clone()
+                _trim(llvm, part, [n], tm)
+                _libdevice_bc[(path, n)] = part.as_bitcode()
+    return [_libdevice_bc[(path, n)] for n in names]
+
+
+# ---------------------------------------------------------------------------
+
+
+def _fix_header(ptx: str, arch: str, version: Optional[int]) -> str:
+    if version is not None:
+        ptx = re.sub(r"^\.version \d+\.\d+", f".version {version // 10}.{version % 10}", ptx, count=1, flags=re.M)
+    # `debug` in .target would make ptxas require DWARF sections we do not emit.
+    ptx = re.sub(r"^\.target sm_\d+[af]?(,\s*debug)?", f".target {arch}", ptx, count=1, flags=re.M)
+    return ptx
+
+
+def llir_to_ptx(llir_text: str, arch: str = "sm_90a", ptx_version: Optional[int] = None,
+                enable_fp_fusion: bool = True, libdevice_path: Optional[str] = None) -> str:
+    """Compile LLVM IR text (kernels declared `define ptx_kernel void @k(...)`) to PTX."""
+    llvm = _llvm()
+    if llvm.llvm_version_info[0] < 17:
+        # Older NVPTX backends do not know sm_90a and silently fall back to a
+        # generic target; better to fail loudly here.
+        raise RuntimeError(f"llvmlite's LLVM {llvm.llvm_version_info[0]} is too old for tritium; "
+                           "install a newer llvmlite (tested with 0.50, LLVM 22)")
+    feature, target = choose_ptx_version(arch, ptx_version)
+    nv_funcs = libdevice_calls(llir_text)
+    kernels = kernel_names(llir_text)
+    text = llir_text
+    if nv_funcs:
+        text = _add_reflect_ftz_flag(text)
+    if llvm.llvm_version_info[0] < 20:
+        text = _legacy_kernels(text)
+    with _lock:
+        tm = _target_machine(arch, feature)
+        try:
+            mod = llvm.parse_assembly(text)
+        except RuntimeError as e:
+            raise ValueError(f"invalid LLVM IR: {e}") from None
+        mod.triple = TRIPLE
+        data_layout = str(tm.target_data)
+        mod.data_layout = data_layout
+        if nv_funcs:
+            path = libdevice_path or find_libdevice()
+            if path is None:
+                raise FileNotFoundError(
+                    f"kernel calls {', '.join(nv_funcs)} but libdevice.10.bc was not found: "
+                    "pip install nvidia-nvvm or set TRITON_LIBDEVICE_PATH")
+            for bc in _libdevice_modules(llvm, nv_funcs, path, tm, data_layout):
+                mod.link_in(llvm.parse_bitcode(bc))
+            stats["libdevice_links"] += 1
+        if kernels:
+            # Helpers become internal so O3 may inline and delete them; only
+            # entry points must survive with their names.
+            for fn in mod.functions:
+                if not fn.is_declaration and fn.name not in kernels:
+                    fn.linkage = llvm.Linkage.internal
+        try:
+            mod.verify()
+        except RuntimeError as e:
+            raise ValueError(f"invalid LLVM IR: {e}") from None
+        _set_fma(enable_fp_fusion)
+        pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=3))
+        pb.getModulePassManager().run(mod, pb)
+        ptx = tm.emit_assembly(mod)
+    return _fix_header(ptx, arch, target)

@@ -1,0 +1,57 @@
+"""`install()`: make `import triton` (and its usual submodules) resolve to tritium.
+
+    import tritium.compat
+    tritium.compat.install()
+    import triton, triton.language as tl     # both are tritium now
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+
+# triton module name → tritium module name
+ALIASES = {
+    "triton": "tritium",
+    "triton.language": "tritium.language",
+    "triton.language.core": "tritium.language.core",
+    "triton.language.math": "tritium.language.math",
+    "triton.language.standard": "tritium.language.standard",
+    "triton.language.random": "tritium.language.random",
+    "triton.language.semantic": "tritium.language.semantic",
+    "triton.language.extra": "tritium.language.extra",
+    "triton.language.extra.libdevice": "tritium.language.extra.libdevice",
+    "triton.language.extra.cuda": "tritium.language.extra.cuda",
+    "triton.language.extra.cuda.libdevice": "tritium.language.extra.cuda.libdevice",
+    "triton.testing": "tritium.testing",
+    "triton.runtime": "tritium.runtime",
+    "triton.runtime.jit": "tritium.frontend.jit",
+    "triton.runtime.autotuner": "tritium.runtime.autotuner",
+    "triton.runtime.errors": "tritium.runtime.errors",
+    "triton.compiler": "tritium.compiler",
+    "triton.compiler.errors": "tritium.frontend.errors",
+}
+
+
+def install(force: bool = False) -> None:
+    """Alias the triton module names to tritium's. If the real triton is already imported,
+    it is replaced only with `force=True` (modules that already hold it keep it)."""
+    if "triton" in sys.modules and not getattr(sys.modules["triton"], "__tritium__", False):
+        if not force:
+            warnings.warn("triton is already imported; call tritium.compat.install() before "
+                          "`import triton` (or pass force=True)")
+            return
+    for alias, target in ALIASES.items():
+        try:
+            module = importlib.import_module(target)
+        except ImportError:
+            continue  # optional parts (e.g. testing without its dependencies)
+        sys.modules[alias] = module
+    sys.modules["triton"].__tritium__ = True
+
+
+def uninstall() -> None:
+    for alias in ALIASES:
+        mod = sys.modules.get(alias)
+        if mod is not None and mod.__name__.startswith("tritium"):
+            del sys.modules[alias]

@@ -1,0 +1,647 @@
+"""AST → TTIR: walks a `@jit` function's Python AST and emits IR in SSA form.
+
+Expressions evaluate to kernel values (`tl.tensor`, `tl.constexpr`, `tl.tuple`) or to plain
+Python objects (modules, dtypes, functions). Typing rules are not here: operators and
+builtins go through `TritonSemantic`, the one place that knows them. Control flow lives in
+`codegen_control.py`.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import warnings
+from types import ModuleType
+from typing import Any, Dict, List, Optional
+
+from .. import language
+from ..ir import types as T
+from ..ir.attrs import ArrayAttr, BoolAttr, DictAttr, StringAttr, TypeAttr, i32_attr
+from ..ir.core import Block, Location, Operation
+from ..language.core import (_unwrap_if_constexpr, base_value, constexpr, is_builtin, tensor)
+from ..language.dtypes import dtype
+from .codegen_control import ControlFlowMixin
+from .errors import (CompilationError, CompileTimeAssertionFailure, UnsupportedLanguageConstruct,
+                     format_exception_message)
+from .mangle import mangle_fn
+
+
+def _is_triton_value(o) -> bool:
+    return isinstance(o, base_value)
+
+
+def _is_namedtuple(t) -> bool:
+    return isinstance(t, type) and issubclass(t, tuple) and hasattr(t, "_fields")
+
+
+def flatten_values(values) -> list:
+    """IR values behind a (possibly nested) list of kernel values."""
+    out = []
+    for v in values:
+        if isinstance(v, language.tuple):
+            out.extend(flatten_values(v.values))
+        elif isinstance(v, tensor):
+            out.append(v.handle)
+        elif isinstance(v, constexpr) or v is None:
+            continue
+        else:
+            raise TypeError(f"cannot pass {v!r} through control flow")
+    return out
+
+
+def unflatten_values(handles, templates) -> list:
+    """Rebuild kernel values of the same structure as `templates` from IR values."""
+    it = iter(handles)
+
+    def rebuild(t):
+        if isinstance(t, language.tuple):
+            return language.tuple([rebuild(x) for x in t.values])
+        if isinstance(t, tensor):
+            return tensor(next(it), t.type)
+        return t
+
+    return [rebuild(t) for t in templates]
+
+
+def same_kernel_type(a, b) -> bool:
+    if isinstance(a, language.tuple) and isinstance(b, language.tuple):
+        return len(a) == len(b) and all(same_kernel_type(x, y) for x, y in zip(a, b))
+    if isinstance(a, tensor) and isinstance(b, tensor):
+        return a.type == b.type
+    if isinstance(a, constexpr) and isinstance(b, constexpr):
+        return a.value == b.value
+    return type(a) is type(b) and a is b
+
+
+class CodeGenerator(ControlFlowMixin, ast.NodeVisitor):
+    def __init__(self, jit_fn, module: Operation, arg_types: List[Any], constants: Dict[int, Any],
+                 attrs: Dict[int, list], function_name: str, is_kernel: bool,
+                 function_ret_types: Dict[str, Any], options=None):
+        from ..language.semantic import TritonSemantic
+        from ..ir.builder import Builder
+        self.jit_fn = jit_fn
+        self.module = module
+        self.builder = Builder()
+        self.semantic = TritonSemantic(self.builder)
+        self.semantic.codegen = self
+        self.arg_types = arg_types
+        self.constants = constants
+        self.attrs = attrs
+        self.function_name = function_name
+        self.is_kernel = is_kernel
+        self.function_ret_types = function_ret_types
+        self.options = options
+        self.file_name = jit_fn.file_name
+        self.begin_line = jit_fn.starting_line_number - 1
+        self.gscope = jit_fn.get_global_scope()
+        self.lscope: Dict[str, Any] = {}
+        self.local_defs: Dict[str, Any] = {}
+        self.used_global_vals: Dict[tuple, Any] = {}
+        self.scf_stack: List[ast.AST] = []
+        self.ret_type = None
+        self.cur_node: Optional[ast.AST] = None
+        self.fn_op: Optional[Operation] = None
+        self.visiting_arg_default_value = False
+        self.return_mode = None  # set by control flow when returns become scf.yield
+        self.builtin_namespace = {
+            "len": len, "list": list, "range": range, "float": float, "int": int,
+            "isinstance": isinstance, "getattr": getattr, "bool": bool, "tuple": tuple,
+            "enumerate": enumerate, "zip": zip, "abs": abs,
+            "print": language.device_print, "min": "min", "max": "max",
+        }
+
+    # ------------------------------------------------------------------ scopes
+    def set_value(self, name: str, value) -> None:
+        self.lscope[name] = value
+        self.local_defs[name] = value
+
+    def dereference_name(self, name: str):
+        if name in self.lscope:
+            return self.lscope[name]
+        absent = object()
+        value = self.gscope.get(name, absent)
+        if value is not absent:
+            return self._check_global(name, value)
+        if name in self.builtin_namespace:
+            return self.builtin_namespace[name]
+        import builtins as py_builtins
+        if hasattr(py_builtins, name) and name in ("True", "False", "None"):
+            return getattr(py_builtins, name)
+        raise NameError(f"{name} is not defined")
+
+    def _check_global(self, name: str, value):
+        from .jit import JITFunction
+        allowed = (
+            _is_triton_value(value)
+            or isinstance(value, (ModuleType, JITFunction, dtype))
+            or is_builtin(value)
+            or getattr(value, "__module__", "").startswith(("tritium.language", "triton.language"))
+            or _is_namedtuple(type(value)) or _is_namedtuple(value)
+            or self.visiting_arg_default_value
+            or os.environ.get("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "0") == "1"
+            or value is None
+        )
+        if not allowed:
+            raise NameError(
+                f"Cannot access global variable {name} from within @jit'ed function. Triton "
+                "kernels can only access global variables that are instantiated as constexpr "
+                "(`x = triton.language.constexpr(42)`). Note that this is different from "
+                "annotating a variable as constexpr (`x: triton.language.constexpr = 42`), which "
+                "is not supported. Alternatively, set the envvar "
+                "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1, but we do not promise to support this "
+                "forever.")
+        if not isinstance(value, (ModuleType, JITFunction)) and not callable(value) \
+                and not isinstance(value, dtype):
+            self.used_global_vals[(name, id(self.gscope))] = (_unwrap_if_constexpr(value), self.gscope)
+        return value
+
+    # ------------------------------------------------------------------ visiting
+    def visit(self, node):
+        if node is None:
+            return None
+        last_node, last_loc = self.cur_node, self.builder.loc
+        if hasattr(node, "lineno") and hasattr(node, "col_offset"):
+            self.cur_node = node
+            self.builder.loc = Location(self.file_name, self.begin_line + node.lineno,
+                                        node.col_offset)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                return super().visit(node)
+        except CompilationError:
+            raise
+        except Exception as e:
+            if os.environ.get("TRITON_FRONT_END_DEBUGGING", "0") == "1":
+                raise
+            raise CompilationError(self.jit_fn.src, self.cur_node or node,
+                                   format_exception_message(e)) from None
+        finally:
+            self.cur_node, self.builder.loc = last_node, last_loc
+
+    def generic_visit(self, node):
+        raise self._unsupported(node, f"unsupported AST node type: {type(node).__name__}")
+
+    def _unsupported(self, node, message: str):
+        return UnsupportedLanguageConstruct(self.jit_fn.src, node, message)
+
+    # ------------------------------------------------------------------ function
+    def visit_Module(self, node):
+        for stmt in node.body:
+            self.visit(stmt)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef):
+        if self.fn_op is not None:
+            raise self._unsupported(node, "nested function definition is not supported.")
+        arg_names = [a.arg for a in node.args.args]
+        self._bind_defaults(node)
+        param_types, param_attrs, params = [], [], []
+        for i, name in enumerate(arg_names):
+            if i in self.constants:
+                self.lscope[name] = constexpr(self.constants[i])
+                continue
+            ty = self.arg_types[i]
+            params.append((name, ty))
+            param_types.append(ty.to_ir())
+            d = tuple((k, i32_attr(v) if isinstance(v, int) and not isinstance(v, bool) else v)
+                      for k, v in self.attrs.get(i, []))
+            param_attrs.append(DictAttr(d))
+        body_module = self.module.regions[0].entry
+        fn_op = Operation("tt.func", [], [], {
+            "sym_name": StringAttr(self.function_name),
+            "function_type": TypeAttr(T.FunctionType(tuple(param_types), ())),
+            "sym_visibility": StringAttr("public" if self.is_kernel else "private"),
+            "arg_attrs": ArrayAttr(tuple(param_attrs)),
+            "noinline": BoolAttr(bool(getattr(self.jit_fn, "noinline", False))),
+        }, num_regions=1, loc=Location(self.file_name, self.begin_line + node.lineno, node.col_offset))
+        body_module.append(fn_op)
+        self.fn_op = fn_op
+        entry = fn_op.regions[0].add_block()
+        for (name, ty), ir_ty in zip(params, param_types):
+            self.set_value(name, tensor(entry.add_argument(ir_ty), ty))
+        self.builder.set_insertion_point_to_end(entry)
+        self.local_defs = {}
+        returned = self.visit_compound_statement(node.body)
+        if not returned:
+            self.emit_return(None, node)
+        self._finalize_function_type()
+
+    def _bind_defaults(self, node: ast.FunctionDef):
+        args = node.args.args
+        for i, default in enumerate(node.args.defaults[::-1]):
+            arg = args[-i - 1]
+            index = len(args) - i - 1
+            if index in self.constants or arg.arg in self.lscope:
+                continue
+            if index < len(self.arg_types) and self.arg_types[index] is not None:
+                continue
+            self.visiting_arg_default_value = True
+            try:
+                self.lscope[arg.arg] = constexpr(_unwrap_if_constexpr(self.visit(default)))
+            finally:
+                self.visiting_arg_default_value = False
+
+    def _finalize_function_type(self):
+        ftype = self.fn_op.attr("function_type")
+        rets = []
+        if self.ret_type is not None and self.ret_type != language.void:
+            rets = flatten_values([self.ret_template])
+            rets = [v.type for v in rets]
+        self.fn_op.attributes["function_type"] = TypeAttr(T.FunctionType(ftype.inputs, tuple(rets)))
+
+    def emit_return(self, value, node):
+        """`return x`: a tt.return in the function body; inside a region that an early
+        return was folded into, a scf.yield (see ControlFlowMixin.visit_if_with_return)."""
+        value = self._decay_return_value(value)
+        if value is None:
+            ret_ty = language.void
+        else:
+            ret_ty = value.type if not isinstance(value, language.tuple) else \
+                language.tuple_type([v.type for v in value.values])
+        if self.ret_type is None:
+            self.ret_type = ret_ty
+            self.ret_template = value
+        elif self.ret_type != ret_ty:
+            raise TypeError(f"Inconsistent return types: {self.ret_type} and {ret_ty}")
+        handles = flatten_values([value]) if value is not None else []
+        if self.return_mode is not None:
+            self.return_mode.append(handles)
+            self.builder.create("scf.yield", handles)
+        else:
+            self.builder.create("tt.return", handles)
+
+    def _decay_return_value(self, value):
+        if isinstance(value, language.tuple):
+            return language.tuple([self._decay_return_value(v) for v in value.values])
+        if isinstance(value, (constexpr, int, float, bool)) and _unwrap_if_constexpr(value) is not None:
+            return self.semantic.to_tensor(_unwrap_if_constexpr(value))
+        if isinstance(value, constexpr):
+            return None
+        return value
+
+    def visit_Return(self, node):
+        if self.scf_stack:
+            raise self._unsupported(node, "Cannot have `return` statements inside `while` or "
+                                    "`for` statements in triton.")
+        self.emit_return(self.visit(node.value), node)
+
+    # ------------------------------------------------------------------ statements
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Expr(self, node):
+        self.visit(node.value)
+
+    def visit_AnnAssign(self, node):
+        annotation = self.visit(node.annotation)
+        target = node.target.id if isinstance(node.target, ast.Name) else None
+        if target is None:
+            raise self._unsupported(node, "only names can be annotated")
+        if annotation is constexpr or _unwrap_if_constexpr(annotation) is constexpr:
+            if target in self.lscope:
+                raise ValueError(f"{target} is already defined. constexpr cannot be reassigned.")
+            value = constexpr(_unwrap_if_constexpr(self.visit(node.value)))
+            self.lscope[target] = value
+            return value
+        value = self.visit(node.value)
+        if isinstance(annotation, dtype) and isinstance(value, (tensor, constexpr)):
+            value = self.semantic.cast(self.semantic.to_tensor(value), annotation) \
+                if not isinstance(value, tensor) else self.semantic.cast(value, annotation)
+        return self.assign_target(node.target, self._sanitize_assigned(value))
+
+    def _sanitize_assigned(self, value):
+        if isinstance(value, language.tuple):
+            return language.tuple([self._sanitize_assigned(v) for v in value.values])
+        value = _unwrap_if_constexpr(value)
+        if value is not None and not _is_triton_value(value) and \
+                not isinstance(value, (dtype, language.tuple)) and \
+                isinstance(value, (int, float, bool)):
+            value = self.semantic.to_tensor(value)
+        elif value is not None and not _is_triton_value(value) and isinstance(value, tuple):
+            value = language.tuple([self._sanitize_assigned(v) for v in value])
+        return value
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1:
+            raise self._unsupported(node, "chained assignment (a = b = c) is not supported")
+        value = self._sanitize_assigned(self.visit(node.value))
+        self.assign_target(node.targets[0], value)
+
+    def assign_target(self, target, value):
+        if isinstance(target, ast.Name):
+            self.set_value(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            values = list(value) if not isinstance(value, language.tuple) else value.values
+            if len(values) != len(target.elts):
+                raise ValueError(f"cannot unpack {len(values)} values into {len(target.elts)} targets")
+            for t, v in zip(target.elts, values):
+                self.assign_target(t, v)
+        else:
+            raise self._unsupported(target, f"assignment to {type(target).__name__} is not supported")
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self._unsupported(node, "augmented assignment only works on names")
+        lhs = ast.Name(id=node.target.id, ctx=ast.Load())
+        ast.copy_location(lhs, node)
+        rhs = ast.BinOp(lhs, node.op, node.value)
+        ast.copy_location(rhs, node)
+        self.set_value(node.target.id, self._sanitize_assigned(self.visit(rhs)))
+
+    def visit_Assert(self, node):
+        test = self.visit(node.test)
+        msg = _unwrap_if_constexpr(self.visit(node.msg)) if node.msg is not None else ""
+        return language.device_assert(test, msg, _semantic=self.semantic)
+
+    for _name in ("Break", "Continue", "Lambda", "With", "AsyncWith", "Try", "Raise", "Global",
+                  "Nonlocal", "Delete", "ClassDef", "AsyncFunctionDef", "Yield", "YieldFrom",
+                  "Await", "ListComp", "DictComp", "SetComp", "GeneratorExp", "Dict", "Set",
+                  "Import", "ImportFrom", "NamedExpr", "Match"):
+        def _reject(self, node, _n=_name):
+            raise self._unsupported(node, f"unsupported AST node type: {_n}")
+        locals()["visit_" + _name] = _reject
+    del _name, _reject
+
+    # ------------------------------------------------------------------ expressions
+    def visit_Constant(self, node):
+        return constexpr(node.value)
+
+    def visit_Name(self, node):
+        return self.dereference_name(node.id)
+
+    def visit_Tuple(self, node):
+        return language.tuple([self.visit(e) for e in node.elts])
+
+    visit_List = visit_Tuple
+
+    def visit_Starred(self, node):
+        raise self._unsupported(node, "starred expressions are not supported")
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                val = self.visit(v.value)
+                if not isinstance(val, constexpr) and isinstance(val, base_value):
+                    raise UnsupportedLanguageConstruct(
+                        self.jit_fn.src, node,
+                        "Cannot evaluate f-string containing non-constexpr conversion values, "
+                        f"found conversion of type {type(val).__name__}")
+                parts.append(format(_unwrap_if_constexpr(val), ast.unparse(v.format_spec)[2:-1]
+                                    if v.format_spec else ""))
+        return constexpr("".join(parts))
+
+    def visit_Attribute(self, node):
+        lhs = self.visit(node.value)
+        if isinstance(lhs, tensor) and node.attr == "T":
+            return language.trans(lhs, _semantic=self.semantic)
+        value = getattr(_unwrap_if_constexpr(lhs) if not isinstance(lhs, tensor) else lhs, node.attr)
+        return value
+
+    def visit_Subscript(self, node):
+        lhs = self.visit(node.value)
+        slices = self.visit(node.slice)
+        if isinstance(lhs, tensor):
+            return lhs.__getitem__(slices, _semantic=self.semantic)
+        idx = _unwrap_if_constexpr(slices)
+        if isinstance(lhs, language.tuple):
+            return lhs[idx]
+        return _unwrap_if_constexpr(lhs)[idx]
+
+    def visit_Slice(self, node):
+        lower, upper, step = (_unwrap_if_constexpr(self.visit(x)) for x in (node.lower, node.upper, node.step))
+        return slice(lower, upper, step)
+
+    _BIN_METHODS = {
+        ast.Add: "__add__", ast.Sub: "__sub__", ast.Mult: "__mul__", ast.Div: "__truediv__",
+        ast.FloorDiv: "__floordiv__", ast.Mod: "__mod__", ast.Pow: "__pow__",
+        ast.LShift: "__lshift__", ast.RShift: "__rshift__", ast.BitAnd: "__and__",
+        ast.BitOr: "__or__", ast.BitXor: "__xor__",
+    }
+    _CMP_METHODS = {
+        ast.Eq: "__eq__", ast.NotEq: "__ne__", ast.Lt: "__lt__", ast.LtE: "__le__",
+        ast.Gt: "__gt__", ast.GtE: "__ge__",
+    }
+
+    def apply_binary(self, method: str, lhs, rhs):
+        if isinstance(lhs, tensor):
+            return getattr(lhs, method)(rhs, _semantic=self.semantic)
+        if isinstance(rhs, tensor):
+            reflected = {"__eq__": "__eq__", "__ne__": "__ne__", "__lt__": "__gt__",
+                         "__le__": "__ge__", "__gt__": "__lt__", "__ge__": "__le__"}.get(
+                method, "__r" + method[2:])
+            return getattr(rhs, reflected)(lhs, _semantic=self.semantic)
+        if not isinstance(lhs, constexpr):
+            lhs = constexpr(lhs)
+        return getattr(lhs, method)(rhs)
+
+    def visit_BinOp(self, node):
+        method = self._BIN_METHODS.get(type(node.op))
+        if method is None:
+            raise self._unsupported(node, f"AST binary operator '{type(node.op).__name__}' is "
+                                    "not (currently) implemented.")
+        return self.apply_binary(method, self.visit(node.left), self.visit(node.right))
+
+    def visit_Compare(self, node):
+        if len(node.comparators) != 1 or len(node.ops) != 1:
+            raise self._unsupported(node, "simultaneous multiple comparison is not supported")
+        lhs, rhs = self.visit(node.left), self.visit(node.comparators[0])
+        op = type(node.ops[0])
+        if op in (ast.Is, ast.IsNot):
+            if isinstance(lhs, tensor) or isinstance(rhs, tensor):
+                raise self._unsupported(node, "`is` comparisons only work on constexprs")
+            res = _unwrap_if_constexpr(lhs) is _unwrap_if_constexpr(rhs)
+            return constexpr(res if op is ast.Is else not res)
+        if op in (ast.In, ast.NotIn):
+            res = _unwrap_if_constexpr(lhs) in _unwrap_if_constexpr(rhs)
+            return constexpr(res if op is ast.In else not res)
+        return self.apply_binary(self._CMP_METHODS[op], lhs, rhs)
+
+    def visit_UnaryOp(self, node):
+        operand = self.visit(node.operand)
+        if isinstance(node.op, ast.Not):
+            if isinstance(operand, tensor):
+                return operand.__not__(_semantic=self.semantic)
+            return constexpr(not _unwrap_if_constexpr(operand))
+        method = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}[type(node.op)]
+        if isinstance(operand, tensor):
+            return getattr(operand, method)(_semantic=self.semantic)
+        return getattr(constexpr(operand), method)()
+
+    def visit_BoolOp(self, node):
+        method = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
+        result = self.visit(node.values[0])
+        for value_node in node.values[1:]:
+            if not isinstance(result, tensor):
+                # Python short-circuit on compile-time values.
+                v = _unwrap_if_constexpr(result)
+                if (method == "logical_and" and not v) or (method == "logical_or" and v):
+                    return constexpr(v)
+                result = self.visit(value_node)
+                continue
+            rhs = self.visit(value_node)
+            result = getattr(result, method)(rhs, _semantic=self.semantic)
+        return result
+
+    def visit_IfExp(self, node):
+        cond = self.visit(node.test)
+        if isinstance(cond, tensor):
+            return self.visit_ifexp_tensor(node, cond)
+        return self.visit(node.body if _unwrap_if_constexpr(cond) else node.orelse)
+
+    # ------------------------------------------------------------------ calls
+    def visit_keyword(self, node):
+        return node.arg, self.visit(node.value)
+
+    def visit_Call(self, node):
+        from .jit import JITFunction
+        fn = _unwrap_if_constexpr(self.visit(node.func))
+        static = self.STATIC_FUNCTIONS.get(fn) if _hashable(fn) else None
+        if static is not None:
+            return static(self, node)
+        kws = dict(self.visit(k) for k in node.keywords)
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(list(self.visit(a.value)))
+            else:
+                args.append(self.visit(a))
+        if isinstance(fn, JITFunction):
+            return self.call_jit_function(fn, args, kws, node)
+        if fn in ("min", "max"):
+            return self._minmax(fn, args, kws)
+        if (hasattr(fn, "__self__") and _is_triton_value(fn.__self__)) or is_builtin(fn):
+            extra = {"_semantic": self.semantic}
+            if _accepts(fn, "_generator"):
+                extra["_generator"] = self
+            try:
+                ret = fn(*args, **extra, **kws)
+            except Exception as e:
+                if isinstance(e, CompilationError) or \
+                        os.environ.get("TRITON_FRONT_END_DEBUGGING", "0") == "1":
+                    raise
+                raise CompilationError(self.jit_fn.src, node, format_exception_message(e)) from e
+            if isinstance(ret, tuple) and not isinstance(ret, language.tuple):
+                ret = language.tuple(list(ret))
+            return ret
+        if fn in self.builtin_namespace.values() or isinstance(fn, type):
+            args = [_unwrap_if_constexpr(a) for a in args]
+            kws = {k: _unwrap_if_constexpr(v) for k, v in kws.items()}
+        ret = fn(*args, **kws)
+        if isinstance(ret, (int, float, bool, str)) and not isinstance(ret, base_value):
+            return constexpr(ret)
+        return ret
+
+    def _minmax(self, which, args, kws):
+        if any(isinstance(a, tensor) for a in args):
+            f = language.minimum if which == "min" else language.maximum
+            result = args[0]
+            for a in args[1:]:
+                result = f(result, a, _semantic=self.semantic)
+            return result
+        values = [_unwrap_if_constexpr(a) for a in args]
+        return constexpr(min(*values) if which == "min" else max(*values))
+
+    def call_jit_function(self, fn, args, kwargs, node=None):
+        """Specialise `fn` for these argument types and constexprs, emit it once into the
+        module as a private function, and call it (`tt.call`; the inliner removes it)."""
+        bound = inspect.signature(fn.fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        values = list(bound.arguments.values())
+        arg_types, constants, call_args = [], {}, []
+        for i, (v, p) in enumerate(zip(values, fn.params)):
+            if isinstance(v, (dtype, int, float, bool, str)) or v is None or callable(v) and \
+                    not isinstance(v, tensor):
+                v = constexpr(v)
+            if isinstance(v, constexpr) or p.is_constexpr:
+                constants[i] = _unwrap_if_constexpr(v)
+                arg_types.append(None)
+            elif isinstance(v, tensor):
+                arg_types.append(v.type)
+                call_args.append(v.handle)
+            else:
+                raise TypeError(f"argument {p.name} of {fn.__name__}: unsupported value {v!r}")
+        name = mangle_fn(fn.__name__, [t for t in arg_types if t is not None], constants)
+        if name not in self.function_ret_types:
+            gen = CodeGenerator(fn, self.module, arg_types, constants, {}, name, False,
+                                self.function_ret_types, self.options)
+            try:
+                gen.visit(fn.parse())
+            except Exception as e:
+                if os.environ.get("TRITON_FRONT_END_DEBUGGING", "0") == "1":
+                    raise
+                raise CompilationError(self.jit_fn.src, node or self.cur_node, None) from e
+            self.used_global_vals.update(gen.used_global_vals)
+            self.function_ret_types[name] = (gen.ret_type, getattr(gen, "ret_template", None))
+        ret_type, template = self.function_ret_types[name]
+        result_types = []
+        if ret_type is not None and ret_type != language.void:
+            result_types = [h.type for h in flatten_values([template])]
+        call = self.builder.create("tt.call", call_args, result_types,
+                                   {"callee": _symbol(name)})
+        if not result_types:
+            return None
+        return unflatten_values(call.results, [template])[0]
+
+    # ------------------------------------------------------------------ compile-time builtins
+    def execute_static_assert(self, node):
+        args = [self.visit(a) for a in node.args]
+        kws = dict(self.visit(k) for k in node.keywords)
+        cond = args[0] if args else kws.get("cond")
+        msg = args[1] if len(args) > 1 else kws.get("msg", "")
+        if isinstance(cond, tensor):
+            raise ValueError("`static_assert` requires a constexpr condition; use "
+                             "`device_assert` for run-time conditions")
+        if not _unwrap_if_constexpr(cond):
+            raise CompileTimeAssertionFailure(
+                self.jit_fn.src, node, f"static_assert failed: {_unwrap_if_constexpr(msg)}"
+                if _unwrap_if_constexpr(msg) else "static_assert failed")
+        return None
+
+    def execute_static_print(self, node):
+        args = [self.visit(a) for a in node.args]
+        if os.environ.get("TRITON_INTERPRET") != "1":
+            print(*[_unwrap_if_constexpr(a) for a in args])
+        return None
+
+    def execute_static_range(self, node):
+        raise self._unsupported(node, "static_range can only be used as a for-loop iterator")
+
+
+def _hashable(x) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
+
+
+_ACCEPTS_CACHE: Dict[Any, bool] = {}
+
+
+def _accepts(fn, name: str) -> bool:
+    key = (getattr(fn, "__func__", fn), name)
+    res = _ACCEPTS_CACHE.get(key)
+    if res is None:
+        try:
+            res = name in inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            res = False
+        _ACCEPTS_CACHE[key] = res
+    return res
+
+
+def _symbol(name: str):
+    from ..ir.attrs import SymbolRefAttr
+    return SymbolRefAttr(name)
+
+
+def _install_static_functions():
+    CodeGenerator.STATIC_FUNCTIONS = {
+        language.static_assert: CodeGenerator.execute_static_assert,
+        language.static_print: CodeGenerator.execute_static_print,
+    }
+
+
+_install_static_functions()

@@ -1,0 +1,45 @@
+"""From a `@jit` function and one specialisation to a TTIR module (the `ttir` stage)."""
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Dict, List, Tuple
+
+from ..ir.core import make_module
+from ..language.dtypes import str_to_ty
+
+
+def split_specialization(specialization) -> Tuple[List[Any], Dict[int, Any], Dict[int, list]]:
+    """Upstream's (signature, constexprs, attrs) from the JIT's per-argument tuples."""
+    arg_types, constants, attrs = [], {}, {}
+    for i, (ty, key) in enumerate(specialization):
+        if ty == "constexpr":
+            constants[i] = key
+            arg_types.append(None)
+            continue
+        arg_types.append(str_to_ty(ty))
+        if key == "D":
+            attrs[i] = [("tt.divisibility", 16)]
+    return arg_types, constants, attrs
+
+
+def ast_to_ttir(fn, specialization, options=None):
+    """Run the code generator; returns (module, used_global_vals)."""
+    from .codegen import CodeGenerator
+    arg_types, constants, attrs = split_specialization(specialization)
+    module = make_module()
+    gen = CodeGenerator(fn, module, arg_types, constants, attrs, fn.__name__, True, {}, options)
+    gen.visit(fn.parse())
+    return module, gen.used_global_vals
+
+
+def make_ttir(fn, specialization, options=None):
+    """Code generation plus the TTIR pass pipeline (inline, canonicalize, combine, ...)."""
+    module, used = ast_to_ttir(fn, specialization, options)
+    try:
+        from ..passes import make_ttir_pipeline
+    except ImportError:
+        make_ttir_pipeline = None
+    if make_ttir_pipeline is not None:
+        make_ttir_pipeline().run(module)
+    return module, used

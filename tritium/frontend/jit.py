@@ -1,0 +1,290 @@
+"""`@jit`: a kernel's Python function, its specialisations and their compiled forms.
+
+`kernel[grid](*args, **meta)` binds the arguments through a binder generated once per
+kernel (plain Python, no per-launch `inspect`), classifies them (specialize.py), looks the
+specialisation up in an in-memory cache keyed as upstream (`str(specialization) +
+str(options)`), compiles on a miss and launches.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import os
+import sys
+import textwrap
+from collections import defaultdict
+from typing import Any, Callable, Dict, List, Optional
+
+from .specialize import specialize_arg
+
+KNOWN_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
+                 "launch_cooperative_grid", "launch_pdl", "allowed_dot_input_precisions",
+                 "default_dot_input_precision", "max_num_imprecise_acc_default",
+                 "extern_libs", "sanitize_overflow", "arch", "supported_fp8_dtypes",
+                 "deprecated_fp8_dtypes", "backend_name", "ptx_version", "cluster_dims"}
+
+
+class KernelParam:
+    def __init__(self, num: int, param: inspect.Parameter, do_not_specialize: bool,
+                 do_not_specialize_on_alignment: bool):
+        self.num = num
+        self._param = param
+        self.do_not_specialize = do_not_specialize
+        self.do_not_specialize_on_alignment = do_not_specialize_on_alignment
+
+    @property
+    def name(self) -> str:
+        return self._param.name
+
+    @property
+    def annotation(self):
+        a = self._param.annotation
+        return None if a is inspect.Parameter.empty else a
+
+    @property
+    def is_constexpr(self) -> bool:
+        from ..language.core import constexpr
+        a = self.annotation
+        return a is constexpr or (isinstance(a, str) and a.split(".")[-1] == "constexpr")
+
+    @property
+    def is_const(self) -> bool:
+        a = self.annotation
+        return isinstance(a, str) and a.strip().startswith("const")
+
+    @property
+    def default(self):
+        return self._param.default
+
+    @property
+    def has_default(self) -> bool:
+        return self._param.default is not inspect.Parameter.empty
+
+
+def _normalize_indices(spec, params, fn_name):
+    out = set()
+    for s in spec or ():
+        if isinstance(s, str):
+            names = [p.name for p in params]
+            if s not in names:
+                raise ValueError(f"{fn_name}: unknown parameter {s!r} in do_not_specialize")
+            out.add(names.index(s))
+        else:
+            out.add(int(s))
+    return out
+
+
+class JITFunction:
+    """A `@jit` function. Upstream's public attributes are kept (`fn`, `src`, `arg_names`,
+    `params`, `cache`, `cache_key`, `__name__`)."""
+
+    def __init__(self, fn: Callable, version=None, do_not_specialize=None,
+                 do_not_specialize_on_alignment=None, debug=None, noinline=None, repr=None,
+                 launch_metadata=None):
+        self.fn = fn
+        self.module = fn.__module__
+        self.version = version
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__doc__ = fn.__doc__
+        self.__globals__ = fn.__globals__
+        self.debug = debug
+        self.noinline = bool(noinline)
+        self._repr = repr
+        self.launch_metadata = launch_metadata
+        signature = inspect.signature(fn)
+        raw = list(signature.parameters.values())
+        dns = _normalize_indices(do_not_specialize, raw, fn.__name__)
+        dnsa = _normalize_indices(do_not_specialize_on_alignment, raw, fn.__name__)
+        self.params = [KernelParam(i, p, i in dns, i in dnsa) for i, p in enumerate(raw)]
+        self.arg_names = [p.name for p in self.params]
+        self.constexprs = [p.num for p in self.params if p.is_constexpr]
+        try:
+            src = textwrap.dedent(inspect.getsource(fn))
+            self.file_name = inspect.getsourcefile(fn) or "<unknown>"
+            lines, start = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise ValueError(f"@jit needs the source of {fn.__name__}: {e}") from None
+        # The source starts at the `def` line: decorators are not part of the kernel.
+        src = src[src.find("def"):] if not src.lstrip().startswith("def") else src.lstrip()
+        self.src = src
+        self.starting_line_number = start + next(
+            (i for i, line in enumerate(lines) if line.lstrip().startswith("def")), 0)
+        self.cache: Dict[Any, Dict[str, Any]] = defaultdict(dict)
+        self.hash: Optional[str] = None
+        self.used_global_vals: Dict[tuple, Any] = {}
+        self._binder = None
+        self.pre_run_hooks: List[Callable] = []
+        self._last_specialization: Dict[Any, tuple] = {}
+        functools_update(self, fn)
+
+    # ------------------------------------------------------------------ source
+    def parse(self) -> ast.Module:
+        tree = ast.parse(self.src)
+        if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+            raise ValueError("a @jit function's source must be a single function definition")
+        return tree
+
+    def get_global_scope(self) -> Dict[str, Any]:
+        scope = dict(self.fn.__globals__)
+        closure = self.fn.__closure__
+        if closure:
+            for name, cell in zip(self.fn.__code__.co_freevars, closure):
+                try:
+                    scope[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        return scope
+
+    @property
+    def cache_key(self) -> str:
+        """Hash of the source and of everything it depends on (callees, constexpr globals)."""
+        if self.hash is None:
+            from .dependencies import dependencies_key
+            self.hash = dependencies_key(self)
+        return self.hash
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
+
+    def __repr__(self) -> str:
+        return f"JITFunction({self.module}:{self.fn.__qualname__})"
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+
+    # ------------------------------------------------------------------ binding
+    def _make_binder(self):
+        """Generate `bind(<params>, **options)` once, so each launch is plain Python."""
+        params = []
+        defaults = {}
+        for p in self.params:
+            if p.has_default:
+                defaults[f"_default_{p.num}"] = p.default
+                params.append(f"{p.name}=_default_{p.num}")
+            else:
+                params.append(p.name)
+        specs = []
+        for p in self.params:
+            if p.is_constexpr:
+                specs.append(f'("constexpr", {p.name})')
+            else:
+                specs.append(f"specialize({p.name}, {p.is_const}, {not p.do_not_specialize}, "
+                             f"{not (p.do_not_specialize or p.do_not_specialize_on_alignment)})")
+        names = ", ".join(p.name for p in self.params)
+        src = (f"def bind({', '.join(params + ['**options'])}):\n"
+               f"    return ({names},), ({', '.join(specs)}{',' if specs else ''}), options\n")
+        scope = {"specialize": specialize_arg, **defaults}
+        exec(compile(src, f"<binder of {self.__name__}>", "exec"), scope)
+        return scope["bind"]
+
+    def bind(self, *args, **kwargs):
+        if self._binder is None:
+            self._binder = self._make_binder()
+        try:
+            return self._binder(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}: {e}".replace("bind()", self.__name__ + "()")) from None
+
+    # ------------------------------------------------------------------ launch
+    def run(self, *args, grid, warmup: bool, **kwargs):
+        from ..runtime.dispatch import active_backend
+        from ..runtime.errors_launch import check_grid
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
+        options_kw = {k: kwargs.pop(k) for k in list(kwargs) if k in KNOWN_OPTIONS and
+                      k not in self.arg_names}
+        bound_args, specialization, extra = self.bind(*args, **kwargs)
+        if extra:
+            name = next(iter(extra))
+            raise KeyError(f"Keyword argument {name} was specified but unrecognised")
+        backend = active_backend(bound_args)
+        options = backend.parse_options(options_kw, self)
+        key = str(specialization) + str(options)
+        device = backend.device_key()
+        kernel = self.cache[device].get(key)
+        if kernel is None:
+            self._log_recompile(device, specialization)
+            kernel = backend.compile(self, specialization, options)
+            self.cache[device][key] = kernel
+        self._check_globals(kernel)
+        if warmup:
+            return kernel
+        if callable(grid):
+            grid = grid(dict(zip(self.arg_names, bound_args)))
+        grid = check_grid(grid)
+        kernel.run(grid, bound_args, specialization)
+        return kernel
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(*map(_mock_if_dtype, args), grid=grid, warmup=True,
+                        **{k: _mock_if_dtype(v) for k, v in kwargs.items()})
+
+    def _check_globals(self, kernel) -> None:
+        for (name, _), (value, scope) in kernel.used_global_vals.items():
+            current = scope.get(name)
+            from ..language.core import _unwrap_if_constexpr
+            if _unwrap_if_constexpr(current) != value and current is not value:
+                raise RuntimeError(f"Global variable {name} has changed since we compiled this "
+                                   "kernel, from " f"{value!r} to {current!r}")
+
+    def _log_recompile(self, device, specialization) -> None:
+        from ..runtime import knobs
+        previous = self._last_specialization.get(device)
+        self._last_specialization[device] = specialization
+        if previous is None or not knobs.log_recompiles():
+            return
+        changed = [f"{name}: {old} -> {new}" for name, old, new in
+                   zip(self.arg_names, previous, specialization) if old != new]
+        print(f"[tritium] recompiling {self.__name__} ({len(self.cache[device]) + 1} "
+              f"specialisations): " + ("; ".join(changed) or "options changed"), file=sys.stderr)
+
+
+class _MockTensor:
+    """What `warmup` passes for a `tl.dtype` standing in for a tensor argument."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def data_ptr(self):
+        return 0
+
+
+def _mock_if_dtype(a):
+    """Upstream lets `warmup` take a dtype (tl or torch) in place of a tensor argument."""
+    from ..language.dtypes import dtype
+    if isinstance(a, dtype) and not a.is_ptr():
+        return a  # a tl.dtype argument is a constexpr, not a tensor
+    if type(a).__module__ == "torch" and type(a).__name__ == "dtype":
+        return _MockTensor(a)
+    return a
+
+
+def functools_update(wrapper, fn):
+    for attr in ("__module__", "__doc__"):
+        try:
+            setattr(wrapper, attr, getattr(fn, attr))
+        except AttributeError:
+            pass
+
+
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
+        do_not_specialize_on_alignment=None, debug=None, noinline=None):
+    """Decorator: compile `fn` as a Triton kernel (or a device function called by one)."""
+
+    def decorator(f):
+        if os.environ.get("TRITON_INTERPRET", "0") == "1":
+            pass  # the CPU backend runs the same compiled IR, so nothing changes here
+        return JITFunction(f, version=version, do_not_specialize=do_not_specialize,
+                           do_not_specialize_on_alignment=do_not_specialize_on_alignment,
+                           debug=debug, noinline=noinline, repr=repr,
+                           launch_metadata=launch_metadata)
+
+    if fn is not None:
+        return decorator(fn)
+    return decorator
+
+
+def source_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,136 @@
+"""Argument specialization, exactly as upstream classifies launch arguments.
+
+Each argument becomes `(type string, key)`: the type string picks the kernel signature
+(`"*fp32"`, `"i32"`, ...) and the key records value facts the compiler exploits: `"D"`
+(divisible by 16, becomes `tt.divisibility = 16`) for ints and pointers, and integers equal
+to 1 become compile-time constants. Dispatch is by `type(arg)` through a dict so a launch
+costs one lookup per argument.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Tuple
+
+# torch / numpy dtype names → Triton type strings
+DTYPE_NAMES = {
+    "float16": "fp16", "half": "fp16", "bfloat16": "bf16", "float32": "fp32", "float": "fp32",
+    "float64": "fp64", "double": "fp64", "int8": "i8", "int16": "i16", "int32": "i32",
+    "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "bool": "i1", "bool_": "i1", "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+    "float8_e4m3fnuz": "fp8e4b8", "float8_e5m2fnuz": "fp8e5b16",
+}
+
+
+def dtype_string(dt) -> str:
+    """Type string of a tensor-like's dtype (torch.dtype, numpy dtype, or tl.dtype)."""
+    from ..language.dtypes import dtype as tl_dtype
+    if isinstance(dt, tl_dtype):
+        return str(dt)
+    name = str(dt)
+    if name.startswith("torch."):
+        name = name[6:]
+    name = getattr(dt, "name", name) if not str(dt).startswith("torch.") else name
+    try:
+        return DTYPE_NAMES[name]
+    except KeyError:
+        raise TypeError(f"unsupported tensor dtype {dt}") from None
+
+
+def _int_type(v: int) -> str:
+    if -2 ** 31 <= v < 2 ** 31:
+        return "i32"
+    if 2 ** 63 <= v < 2 ** 64:
+        return "u64"
+    if -2 ** 63 <= v < 2 ** 63:
+        return "i64"
+    raise ValueError(f"integer argument {v} does not fit in 64 bits")
+
+
+def data_ptr_of(arg) -> int:
+    """Address of a tensor-like argument."""
+    dp = getattr(arg, "data_ptr", None)
+    if dp is not None:
+        return dp()
+    cai = getattr(arg, "__cuda_array_interface__", None)
+    if cai is not None:
+        return cai["data"][0]
+    ai = getattr(arg, "__array_interface__", None)
+    if ai is not None:
+        return ai["data"][0]
+    raise TypeError(f"{type(arg).__name__} has no data pointer")
+
+
+def _tensor_dtype(arg):
+    dt = getattr(arg, "dtype", None)
+    if dt is None:
+        cai = getattr(arg, "__cuda_array_interface__", None)
+        if cai is not None:
+            import numpy as np
+            dt = np.dtype(cai["typestr"])
+    return dt
+
+
+def specialize_arg(arg: Any, is_const: bool = False, specialize_value: bool = True,
+                   align: bool = True) -> Tuple[str, Any]:
+    """(type string, key) for one launch argument; ("constexpr", value) for compile-time ones."""
+    handler = _HANDLERS.get(type(arg))
+    if handler is not None:
+        return handler(arg, is_const, specialize_value, align)
+    return _specialize_slow(arg, is_const, specialize_value, align)
+
+
+def _spec_int(arg, is_const, specialize_value, align):
+    if specialize_value and arg == 1:
+        return ("constexpr", 1)
+    key = "D" if specialize_value and align and arg % 16 == 0 else ""
+    return (_int_type(arg), key)
+
+
+def _spec_bool(arg, is_const, specialize_value, align):
+    return ("u1", "")
+
+
+def _spec_float(arg, is_const, specialize_value, align):
+    return ("fp32", "")
+
+
+def _spec_none(arg, is_const, specialize_value, align):
+    return ("constexpr", None)
+
+
+def _spec_tensor(arg, is_const, specialize_value, align):
+    ty = "*" + ("k" if is_const else "") + dtype_string(_tensor_dtype(arg))
+    key = "D" if align and data_ptr_of(arg) % 16 == 0 else ""
+    return (ty, key)
+
+
+def _specialize_slow(arg, is_const, specialize_value, align):
+    from ..language.core import constexpr
+    from ..language.dtypes import dtype as tl_dtype
+    from .jit import JITFunction
+    if isinstance(arg, bool):
+        return _spec_bool(arg, is_const, specialize_value, align)
+    if isinstance(arg, int):
+        return _spec_int(int(arg), is_const, specialize_value, align)
+    if isinstance(arg, float):
+        return _spec_float(arg, is_const, specialize_value, align)
+    if isinstance(arg, constexpr):
+        return ("constexpr", arg.value)
+    if isinstance(arg, tl_dtype):
+        return ("constexpr", arg)
+    if isinstance(arg, JITFunction):
+        return ("constexpr", arg)
+    if hasattr(arg, "data_ptr") or hasattr(arg, "__cuda_array_interface__") or \
+            hasattr(arg, "__array_interface__"):
+        _HANDLERS[type(arg)] = _spec_tensor
+        return _spec_tensor(arg, is_const, specialize_value, align)
+    if type(arg).__name__ in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                              "uint64") and hasattr(arg, "item"):
+        return _spec_int(int(arg), is_const, specialize_value, align)
+    if hasattr(arg, "item") and type(arg).__name__ in ("float16", "float32", "float64"):
+        return _spec_float(float(arg), is_const, specialize_value, align)
+    raise TypeError(f"unsupported argument type {type(arg).__name__}: {arg!r}")
+
+
+_HANDLERS: Dict[type, Callable] = {
+    int: _spec_int, bool: _spec_bool, float: _spec_float, type(None): _spec_none,
+}

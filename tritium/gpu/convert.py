@@ -1,0 +1,429 @@
+"""Planning ``ttg.convert_layout`` from linear layouts (pure math, no IR).
+
+``plan_conversion(src, dst)`` computes the minimal conversion layout and picks
+the cheapest mechanism, as upstream's ConvertLayoutOpToLLVM does:
+
+* ``none``     - the data is already where it must be;
+* ``register`` - each thread only renames its registers (``perm``);
+* ``shuffle``  - data moves between lanes of a warp: ``shfl.sync.idx`` rounds;
+* ``shared``   - data crosses warps: store to and load from a swizzled scratch
+  buffer chosen by the optimal-swizzling recipe (GenericSwizzling).
+
+The conversion layout maps *destination* hardware coordinates to the *source*
+coordinates holding the same element (``dst.invert_and_compose(src)``, the
+direction upstream uses): every lowering is a gather from the source.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .layouts import swizzled_shared_to_linear_layout  # noqa: F401  (re-export)
+from .linear_layout import LinearLayout, gf2_rank, gf2_solver, log2
+
+__all__ = [
+    "ConversionPlan", "ShufflePlan", "SharedPlan", "minimal_cvt_layout", "plan_conversion",
+    "plan_warp_shuffle", "optimal_swizzling", "bank_conflicts", "swizzled_shared_to_linear_layout",
+]
+
+REG, LANE, WARP, BLOCK = "register", "lane", "warp", "block"
+
+
+# ------------------------------------------------------------ classification
+def minimal_cvt_layout(src: LinearLayout, dst: LinearLayout) -> LinearLayout:
+    """dst-hardware -> src-hardware map with the unchanged slow dims removed.
+
+    Dims are dropped from the slowest (block, warp, lane, register) for as long
+    as the conversion acts as the identity on them.
+    """
+    comp = dst.invert_and_compose(src)
+    common = []
+    for s, d in zip(reversed(src.in_dims), reversed(dst.in_dims)):
+        if s != d:
+            break
+        common.append(s)
+    for dim in common:
+        q = comp.quotient(dim)
+        if q is None:
+            break
+        comp = q
+    return comp
+
+
+@dataclass(frozen=True)
+class ShufflePlan:
+    """``rounds`` rounds of one ``shfl.sync.idx`` per lane (same in every warp).
+
+    In round k, lane l offers its source register ``send_reg[k][l]``, reads the
+    value offered by lane ``src_lane[k][l]`` and stores it in its destination
+    register ``dst_reg[k][l]``. Destination registers whose index differs only
+    in ``dst_broadcast_mask`` bits are copies: dst[r] = dst[r & ~mask].
+    """
+    rounds: int
+    send_reg: tuple[tuple[int, ...], ...]
+    src_lane: tuple[tuple[int, ...], ...]
+    dst_reg: tuple[tuple[int, ...], ...]
+    dst_broadcast_mask: int
+
+
+@dataclass(frozen=True)
+class SharedPlan:
+    """A scratch-buffer round trip: every warp stores, barrier, every warp loads.
+
+    ``smem`` maps (vector, bank, segment, reps) -> tensor dims; the scratch
+    offset of an element is its (vector, bank, segment) index, and ``reps``
+    enumerates passes that reuse the buffer. ``vec_src``/``vec_dst`` are the
+    elements per store/load (at most 128 bits); the conflict counts are extra
+    wavefronts per instruction (0 means conflict free).
+    """
+    smem: LinearLayout
+    vec_src: int
+    vec_dst: int
+    write_conflicts: int
+    read_conflicts: int
+    bitwidth: int
+
+    @property
+    def scratch_elems(self) -> int:
+        return self.smem.total_in_size // self.smem.get_in_dim_size("reps")
+
+    @property
+    def num_reps(self) -> int:
+        return self.smem.get_in_dim_size("reps")
+
+
+@dataclass(frozen=True)
+class ConversionPlan:
+    kind: str  # "none" | "register" | "shuffle" | "shared"
+    cvt: LinearLayout
+    perm: list[int] | None = None
+    shuffle: ShufflePlan | None = None
+    shared: SharedPlan | None = field(default=None)
+
+
+def plan_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) -> ConversionPlan:
+    """Classify and plan the conversion of one tensor from ``src`` to ``dst``."""
+    if src.out_dim_sizes != dst.out_dim_sizes and sorted(src.out_dims) == sorted(dst.out_dims):
+        dst = dst.transpose_outs(src.out_dims)
+    if src.out_dim_sizes != dst.out_dim_sizes:
+        raise ValueError("convert_layout cannot change the tensor shape")
+    cvt = minimal_cvt_layout(src, dst)
+    outs = cvt.out_dims
+    if not outs:
+        return ConversionPlan("none", cvt)
+    if outs == [REG]:
+        perm = [cvt.apply({REG: r})[REG] for r in range(cvt.get_in_dim_size(REG))]
+        return ConversionPlan("register", cvt, perm=perm)
+    if BLOCK in outs:
+        raise NotImplementedError("conversions across CTAs (distributed shared memory)")
+    if outs == [REG, LANE]:
+        plan = plan_warp_shuffle(src, dst)
+        if plan is not None:
+            return ConversionPlan("shuffle", cvt, shuffle=plan)
+    return ConversionPlan("shared", cvt, shared=optimal_swizzling(src, dst, bitwidth))
+
+
+# ------------------------------------------------------------- warp shuffles
+def _strip_regs(ll: LinearLayout) -> tuple[LinearLayout, list[int]]:
+    """Drop broadcast (zero) register bases; return the kept bit positions."""
+    keep = [i for i, b in enumerate(ll.bases[REG]) if any(b)]
+    return ll.remove_zero_bases_along_dim(REG), keep
+
+
+def _expand(x: int, positions: list[int]) -> int:
+    return sum(1 << p for i, p in enumerate(positions) if (x >> i) & 1)
+
+
+def plan_warp_shuffle(src: LinearLayout, dst: LinearLayout) -> ShufflePlan | None:
+    """Schedule a within-warp conversion as 2^R rounds of ``shfl.sync.idx``.
+
+    With C = [[Crr, Crl], [Clr, Cll]] the (register, lane) block of the
+    dst->src map, round k has lane l' receive register r' = k ^ F l' from lane
+    C_lane(r', l') while every lane l sends N k ^ G l. Consistency needs
+    N = Crr ^ G Clr and N F = Crl ^ G Cll; choosing G so N has full row rank
+    makes F solvable. Returns None when no such schedule exists.
+    """
+    src_s, src_keep = _strip_regs(src)
+    dst_s, dst_keep = _strip_regs(dst)
+    try:
+        c = dst_s.invert_and_compose(src_s)
+    except ValueError:
+        return None
+    for dim in (BLOCK, WARP):
+        if dim in c.in_dims:
+            q = c.quotient(dim)
+            if q is None:
+                return None
+            c = q
+    if c.in_dims != [REG, LANE] or c.out_dims != [REG, LANE]:
+        return None
+    rs, rd = c.get_out_dim_size_log2(REG), c.get_in_dim_size_log2(REG)
+    nl = c.get_in_dim_size_log2(LANE)
+    if rs > rd:
+        return None
+    # Column j of C (dst bit j) as a packed int: src register bits low, lanes high.
+    cols_r = [c.get_basis(REG, j) for j in range(rd)]
+    cols_l = [c.get_basis(LANE, j) for j in range(nl)]
+    # Row i of Crr / Clr as a bitmask over dst register bits.
+    row = lambda cols, i, k: sum(1 << j for j, b in enumerate(cols) if (b[k] >> i) & 1)
+    crr = [row(cols_r, i, 0) for i in range(rs)]
+    clr = [row(cols_r, i, 1) for i in range(nl)]
+    crl = [row(cols_l, i, 0) for i in range(rs)]
+    cll = [row(cols_l, i, 1) for i in range(nl)]
+    g = _choose_g(crr, clr)
+    if g is None:
+        return None
+    n_rows = [crr[i] ^ _xor_rows(clr, g[i]) for i in range(rs)]
+    rhs_rows = [crl[i] ^ _xor_rows(cll, g[i]) for i in range(rs)]
+    # Solve N F = RHS column by column (column j: dst lane bit j).
+    n_cols = [sum(1 << i for i in range(rs) if (n_rows[i] >> j) & 1) for j in range(rd)]
+    solve = gf2_solver(n_cols)
+    f_cols = []
+    for j in range(nl):
+        f = solve(sum(1 << i for i in range(rs) if (rhs_rows[i] >> j) & 1))
+        if f is None:
+            return None
+        f_cols.append(f)
+    lanes, rounds = 1 << nl, 1 << rd
+    mat = lambda rows, x: sum(1 << i for i, r in enumerate(rows) if bin(r & x).count("1") & 1)
+    send, read, write = [], [], []
+    for k in range(rounds):
+        send.append(tuple(_expand(mat(n_rows, k) ^ mat(g, l), src_keep) for l in range(lanes)))
+        rl, wr = [], []
+        for lp in range(lanes):
+            r = k ^ _xor_rows(f_cols, lp)
+            rl.append(c.apply({REG: r, LANE: lp})[LANE])
+            wr.append(_expand(r, dst_keep))
+        read.append(tuple(rl))
+        write.append(tuple(wr))
+    mask = sum(1 << i for i in range(dst.get_in_dim_size_log2(REG)) if i not in dst_keep)
+    return ShufflePlan(rounds, tuple(send), tuple(read), tuple(write), mask)
+
+
+def _xor_rows(rows: list[int], sel: int) -> int:
+    acc, i = 0, 0
+    while sel:
+        if sel & 1:
+            acc ^= rows[i]
+        sel >>= 1
+        i += 1
+    return acc
+
+
+def _choose_g(crr: list[int], clr: list[int]) -> list[int] | None:
+    """Rows g_i (masks over Clr rows) making Crr ^ G Clr full row rank."""
+    # Rows of Crr independent modulo V = rowspace(Clr) stay as they are; each
+    # other row is moved to (its span(S) part) ^ (a fresh basis vector of V).
+    v_basis = []  # (vector, mask over clr rows)
+    seen = _Elim()
+    for i, r in enumerate(clr):
+        if seen.add(r, 1 << i):
+            v_basis.append((r, 1 << i))
+    mod_v = _Elim()
+    for vec, tag in v_basis:
+        mod_v.add(vec, tag)  # tags over clr rows; S rows get tag bit 64+i
+    g = [0] * len(crr)
+    if gf2_rank(crr) == len(crr):
+        return g  # no lane-dependent register selection needed
+    rest = []
+    for i, r in enumerate(crr):
+        if not mod_v.add(r, 1 << (64 + i)):
+            rest.append(i)
+    fresh = iter(v_basis)
+    for i in rest:
+        tag = mod_v.reduce_tag(crr[i])
+        try:
+            _, b_tag = next(fresh)
+        except StopIteration:
+            return None
+        # crr[i] = (S part) ^ (V part); cancel the V part and add a fresh b_j.
+        v_part = tag & ((1 << 64) - 1)
+        g[i] = v_part ^ b_tag
+    return g
+
+
+class _Elim:
+    """Echelon rows keyed by leading bit, each tagged with how it was built."""
+
+    def __init__(self):
+        self.rows: dict[int, tuple[int, int]] = {}
+
+    def add(self, vec: int, tag: int) -> bool:
+        while vec:
+            hb = vec.bit_length() - 1
+            if hb not in self.rows:
+                self.rows[hb] = (vec, tag)
+                return True
+            vec, tag = vec ^ self.rows[hb][0], tag ^ self.rows[hb][1]
+        return False
+
+    def reduce_tag(self, vec: int) -> int:
+        tag = 0
+        while vec:
+            rv, rt = self.rows[vec.bit_length() - 1]
+            vec, tag = vec ^ rv, tag ^ rt
+        return tag
+
+
+# ----------------------------------------------------------- shared memory
+def _low_pivots(vectors: list[int]) -> set[int]:
+    """Pivot columns of the RREF (columns = bits, lowest bit first)."""
+    rows: dict[int, int] = {}
+    for v in vectors:
+        while v:
+            lb = (v & -v).bit_length() - 1
+            if lb not in rows:
+                rows[lb] = v
+                break
+            v ^= rows[lb]
+    return set(rows)
+
+
+def _complement(vectors: list[int], dim: int) -> list[int]:
+    piv = _low_pivots(vectors)
+    return [1 << i for i in range(dim) if i not in piv]
+
+
+def _nullspace(vectors: list[int], dim: int) -> list[int]:
+    rows: dict[int, int] = {}
+    for v in vectors:
+        for p, r in rows.items():
+            if (v >> p) & 1:
+                v ^= r
+        if v:
+            p = (v & -v).bit_length() - 1
+            for q in list(rows):
+                if (rows[q] >> p) & 1:
+                    rows[q] ^= v
+            rows[p] = v
+    out = []
+    for c in range(dim):
+        if c in rows:
+            continue
+        x = 1 << c
+        for p, r in rows.items():
+            if (r >> c) & 1:
+                x ^= 1 << p
+        out.append(x)
+    return out
+
+
+def _intersection(b1: list[int], b2: list[int], dim: int) -> list[int]:
+    if all(x & (x - 1) == 0 for x in b1 + b2):
+        s2 = set(b2)
+        return [x for x in b1 if x and x in s2]  # keeps b1's order
+    return _nullspace(_nullspace(b1, dim) + _nullspace(b2, dim), dim)
+
+
+def _flat_bases(ll: LinearLayout, dim: str) -> list[int]:
+    return [b[0] for b in ll.bases[dim]] if ll.has_in_dim(dim) else []
+
+
+def _vector_bases(reg_src, reg_dst, lane_src, lane_dst, dim: int, bitwidth: int) -> list[int]:
+    """Bases stored contiguously: common registers first, at most 128 bits.
+
+    Sub-32-bit vectors are padded to a full word with one side's registers,
+    then grown with that side's registers that are lanes of the other side
+    (those still cost the other side nothing: its lanes read distinct words).
+    """
+    max_bases = log2(max(1, 128 // bitwidth))
+    vb = _intersection(reg_src, reg_dst, dim)[:max_bases]
+    if (1 << len(vb)) * bitwidth >= 32:
+        return vb
+    per_word = log2(32 // bitwidth)
+
+    def grow(regs, other_lanes):
+        filled = vb + [r for r in regs if r not in vb][:per_word - len(vb)]
+        extra = [r for r in regs if r not in filled and r in other_lanes]
+        return filled + extra[:max_bases - len(filled)]
+
+    a, b = grow(reg_src, set(lane_dst)), grow(reg_dst, set(lane_src))
+    return a if len(a) >= len(b) else b
+
+
+def _segment(bank_src: list[int], bank_dst: list[int], dim: int, n: int) -> list[int]:
+    """Segment bases: unused unit vectors, then XOR pairs, then conflicting ones."""
+    s_src, s_dst = set(bank_src) - {0}, set(bank_dst) - {0}
+    seg = [1 << b for b in range(dim) if (1 << b) not in s_src and (1 << b) not in s_dst]
+    if len(seg) >= n:
+        return seg[:n]
+    a = sorted(v for v in s_src if v not in s_dst)
+    b = sorted(v for v in s_dst if v not in s_src)
+    if len(a) > len(b):
+        a, b = b, a
+    k = min(max(0, n - len(a) - len(seg)), len(a))
+    seg += [a[i] ^ b[i] for i in range(k, len(a))]  # conflict free both ways
+    seg += a[:k] + b[:k]  # only as a last resort: these cost conflicts
+    return seg[:n]
+
+
+def optimal_swizzling(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) -> SharedPlan:
+    """Shared scratch layout for a register->shared->register conversion."""
+    outs = [(d, src.get_out_dim_size(d)) for d in src.out_dims]
+    dst = dst.transpose_outs(src.out_dims)
+    keep = [d for d in (REG, LANE, WARP)]
+    src_f = src.sublayout([d for d in keep if src.has_in_dim(d)], src.out_dims)
+    dst_f = dst.sublayout([d for d in keep if dst.has_in_dim(d)], dst.out_dims)
+    src_f = src_f.remove_zero_bases_along_dim(REG).flatten_outs()
+    dst_f = dst_f.remove_zero_bases_along_dim(REG).flatten_outs()
+    dim = src_f.total_out_size_log2
+    reg_s, reg_d = _flat_bases(src_f, REG), _flat_bases(dst_f, REG)
+    lane_s, lane_d = _flat_bases(src_f, LANE), _flat_bases(dst_f, LANE)
+    vb = _vector_bases(reg_s, reg_d, lane_s, lane_d, dim, bitwidth)
+    vec_s, vec_d = _side_vec(vb, reg_s, bitwidth), _side_vec(vb, reg_d, bitwidth)
+    tile_s = [b for b in _phase_lanes(lane_s, vec_s, bitwidth) if b not in vb]
+    tile_d = [b for b in _phase_lanes(lane_d, vec_d, bitwidth) if b not in vb]
+    n_bank = min(log2(max(1, 1024 // ((1 << len(vb)) * bitwidth))), dim - len(vb))
+    seg = _segment(vb + tile_s, vb + tile_d, dim, dim - n_bank - len(vb))
+    bank = _complement(vb + seg, dim)
+    # Bases held in registers on both sides become passes over a smaller buffer.
+    both = set(reg_s) & set(reg_d)
+    reps = [s for s in seg if s in both]
+    seg = [s for s in seg if s not in both]
+    col = lambda xs: [[x] for x in xs]
+    smem = LinearLayout({"vector": col(vb), "bank": col(bank), "segment": col(seg), "reps": col(reps)},
+                        [(src_f.out_dims[0], 1 << dim)], require_surjective=True).reshape_outs(outs)
+    w = bank_conflicts(src_f, smem, 1 << vec_s, bitwidth)
+    r = bank_conflicts(dst_f, smem, 1 << vec_d, bitwidth)
+    return SharedPlan(smem, 1 << vec_s, 1 << vec_d, w, r, bitwidth)
+
+
+def _side_vec(vb: list[int], regs: list[int], bitwidth: int) -> int:
+    # Leading vector bases this side holds in registers (registers can be
+    # renamed freely), capped at one 128-bit access.
+    n, have = 0, set(regs)
+    while n < len(vb) and vb[n] in have and (2 << n) * bitwidth <= 128:
+        n += 1
+    return n
+
+
+def _phase_lanes(lanes: list[int], log2_vec: int, bitwidth: int) -> list[int]:
+    # 64/128-bit accesses are served per half/quarter warp: the top lane bits
+    # select the phase, so only the lower lanes can collide with each other.
+    drop = log2(max(1, min(4, (bitwidth << log2_vec) // 32)))
+    return lanes[:len(lanes) - drop]
+
+
+def bank_conflicts(layout: LinearLayout, smem: LinearLayout, vec: int, bitwidth: int) -> int:
+    """Extra wavefronts per warp access when ``layout`` (register/lane/warp ->
+    tensor) moves ``vec``-element vectors to/from the scratch layout ``smem``.
+
+    Lanes of one phase hitting the same bank in different words serialise; for
+    linear maps that count is 2^(dim ker(bank) - dim ker(word)) over the lanes.
+    """
+    flat = layout.flatten_outs() if len(layout.out_dims) > 1 else layout
+    sm = smem.flatten_outs()
+    addr_bits = sm.total_in_size_log2 - sm.get_in_dim_size_log2("reps")
+    solve = gf2_solver([b[0] for vecs in sm.bases.values() for b in vecs])
+    lanes = _phase_lanes(_flat_bases(flat, LANE), log2(vec), bitwidth)
+    unit_bits = max(vec * bitwidth, 32)
+    unit_shift = log2(max(1, unit_bits // bitwidth))
+    groups = max(1, 1024 // unit_bits)
+    units, banks = [], []
+    for x in lanes:
+        off = solve(x) & ((1 << addr_bits) - 1)
+        unit = off >> unit_shift
+        units.append(unit)
+        banks.append(unit & (groups - 1))
+    ker_bank = len(lanes) - gf2_rank(banks)
+    ker_unit = len(lanes) - gf2_rank(units)
+    return (1 << (ker_bank - ker_unit)) - 1
