@@ -248,3 +248,33 @@ def simple_kernel(name, arg_types, build: Callable):
 
 __all__ = ["Module", "Kernel", "simple_kernel", "ptr", "tensor", "i1", "i8", "i16", "i32",
            "i64", "f16", "bf16", "f32", "f64", "ArrayAttr", "DictAttr"]
+
+
+# ------------------------------------------------------------------ elementwise harness
+def run_elementwise(opname, in_elts, out_elt, inputs, attrs=None, programs=3, shape=None):
+    """Build and launch `out = opname(*loads)` over `programs` programs, each handling
+    `n` elements (n = len(inputs[0]) // programs; inputs are numpy arrays in *memory*
+    layout: bf16 as uint16 bits, fp8 as uint8). Returns the output array (memory layout).
+    `shape` (a 2-D (r, c)) reshapes each program's block to exercise rank-2 values."""
+    import numpy as np
+    from tritium.backends.cpu.dtypes import storage_dtype
+    from tritium.backends.cpu.launch import launch
+    total = len(inputs[0])
+    n = total // programs
+    assert n * programs == total
+    out = np.zeros(total, storage_dtype(out_elt))
+
+    def build(k, *args):
+        pid = k.pid(0)
+        off = k.bin("addi", k.splat(k.bin("muli", pid, k.const(n, i32)), [n]), k.arange(0, n))
+        vals = [k.load(k.addptr(a, off)) for a in args[:-1]]
+        if shape is not None:
+            vals = [k.reshape(v, shape) for v in vals]
+        rt = T.with_element(vals[0].type, out_elt)
+        r = k.b.create1(opname, vals, rt, attrs or {})
+        if shape is not None:
+            r = k.reshape(r, [n])
+        k.store(k.addptr(args[-1], off), r)
+    m = simple_kernel("ew", [ptr(t) for t in in_elts] + [ptr(out_elt)], build)
+    launch(m, "ew", (programs,), list(inputs) + [out])
+    return out

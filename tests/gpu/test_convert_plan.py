@@ -141,6 +141,11 @@ def test_within_warp_conversions_are_shuffles(src, data):
         for r, l, w in hw_points(dst):
             assert coord(src, register=plan.perm[r], lane=l, warp=w) == coord(dst, register=r, lane=l, warp=w)
         return
+    if plan.kind == "shared":
+        # Only when lane broadcasting makes the register counts differ.
+        assert not src.is_injective() or not dst.is_injective()
+        check_shared(plan, src, dst)
+        return
     assert plan.kind in ("shuffle", "none")
     if plan.kind == "shuffle":
         assert plan.shuffle.rounds == dst.get_in_dim_size("register")
@@ -148,11 +153,22 @@ def test_within_warp_conversions_are_shuffles(src, data):
 
 
 def test_shuffle_with_broadcast_registers():
+    # dst holds every value twice (a zero register basis): copies after the shuffle.
+    src = BlockedEncoding([1, 4], [8, 4], [4, 1], [1, 0]).to_linear_layout(SHAPE)
+    mid = BlockedEncoding([4, 1], [2, 16], [4, 1], [0, 1]).to_linear_layout(SHAPE)
+    dst = LinearLayout(dict(mid.bases, register=mid.bases["register"] + [(0, 0)]),
+                       list(mid.out_dim_sizes.items()))
+    plan = plan_conversion(src, dst)
+    assert plan.kind == "shuffle" and plan.shuffle.dst_broadcast_mask == 1 << 5
+    simulate_shuffle(plan.shuffle, src, dst)
+
+
+def test_lane_broadcast_source_falls_back_to_shared():
     src = BlockedEncoding([1, 4], [8, 4], [1, 1], [1, 0]).to_linear_layout([8, 8])
     dst = BlockedEncoding([1, 1], [8, 4], [1, 1], [1, 0]).to_linear_layout([8, 8])
     plan = plan_conversion(src, dst)
-    assert plan.kind == "shuffle"
-    simulate_shuffle(plan.shuffle, src, dst)
+    assert plan.cvt.out_dims == ["register", "lane"] and plan.kind == "shared"
+    check_shared(plan, src, dst)
 
 
 def test_minimal_cvt_drops_unchanged_dims():

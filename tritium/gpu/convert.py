@@ -237,7 +237,7 @@ def _choose_g(crr: list[int], clr: list[int]) -> list[int] | None:
             return None
         # crr[i] = (S part) ^ (V part); cancel the V part and add a fresh b_j.
         v_part = tag & ((1 << 64) - 1)
-        g[i] = v_part ^ b_tag
+        g[i] = v_part
     return g
 
 

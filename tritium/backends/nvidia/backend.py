@@ -1,0 +1,182 @@
+"""The NVIDIA backend as the JIT sees it: options, the stage pipeline, the compiled kernel.
+
+Stages run in upstream's order and under upstream's `asm` keys:
+    ttir → ttgir → llir → ptx → cubin   (sass disassembled on demand)
+Each stage's text can be dumped (TRITON_KERNEL_DUMP), replaced from a file
+(TRITON_KERNEL_OVERRIDE) and is stored in the on-disk cache (runtime/cache.py). A failing
+stage raises `StageError` naming the stage and keeping the previous stage's text on disk.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, fields
+from typing import Any, Dict, Optional
+
+from ...runtime import knobs
+
+
+@dataclass(frozen=True)
+class CUDAOptions:
+    num_warps: int = 4
+    num_ctas: int = 1
+    num_stages: int = 3
+    maxnreg: Optional[int] = None
+    cluster_dims: tuple = (1, 1, 1)
+    ptx_version: Optional[int] = None
+    enable_fp_fusion: bool = True
+    launch_cooperative_grid: bool = False
+    launch_pdl: bool = False
+    supported_fp8_dtypes: tuple = ("fp8e5", "fp8e4b15", "fp8e4nv")
+    deprecated_fp8_dtypes: tuple = ()
+    default_dot_input_precision: str = "tf32"
+    allowed_dot_input_precisions: tuple = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
+    max_num_imprecise_acc_default: int = 0
+    debug: bool = False
+    sanitize_overflow: bool = False
+    arch: str = "sm_90a"
+    backend_name: str = "cuda"
+
+    def __str__(self) -> str:
+        return str(tuple((f.name, getattr(self, f.name)) for f in fields(self)))
+
+    def hash_items(self):
+        return sorted((f.name, getattr(self, f.name)) for f in fields(self))
+
+
+class StageError(RuntimeError):
+    """A compiler stage failed; the input of the failing stage is kept for a repro."""
+
+    def __init__(self, stage: str, kernel: str, cause: BaseException, repro_path: Optional[str]):
+        self.stage, self.kernel, self.repro_path = stage, kernel, repro_path
+        where = f"; its input is kept at {repro_path}" if repro_path else ""
+        super().__init__(f"stage '{stage}' failed for kernel {kernel}: "
+                         f"{type(cause).__name__}: {cause}{where}")
+
+
+def _keep_for_repro(kernel: str, stage: str, text) -> Optional[str]:
+    try:
+        d = tempfile.mkdtemp(prefix=f"tritium-{kernel}-{stage}-")
+        path = os.path.join(d, f"{kernel}.{stage}")
+        mode = "wb" if isinstance(text, bytes) else "w"
+        with open(path, mode) as f:
+            f.write(text)
+        return path
+    except OSError:
+        return None
+
+
+class CUDAKernel:
+    """A compiled specialisation: stage texts, metadata, and a lazily loaded launcher."""
+
+    def __init__(self, name: str, asm: Dict[str, Any], metadata: Dict[str, Any],
+                 signature: Dict[str, str], used_global_vals):
+        self.name = name
+        self.asm = _Asm(asm)
+        self.metadata = metadata
+        self.signature = signature
+        self.used_global_vals = used_global_vals
+        self.function = None
+        self.module = None
+        self.n_regs = self.n_spills = None
+        self._launch = None
+
+    def _init_handles(self):
+        from . import driver
+        from .launcher import make_launcher
+        self.module, self.function, self.n_regs, self.n_spills = driver.load_binary(
+            self.name, self.asm["cubin"], self.metadata["shared"], driver.get_current_device())
+        self._launch = make_launcher(self.signature, scratch=self.metadata.get("scratch_args", 0))
+
+    def run(self, grid, bound_args, specialization):
+        if self._launch is None:
+            self._init_handles()
+        from . import driver
+        self._launch(grid[0], grid[1], grid[2], driver.get_current_stream(), self.function,
+                     self.metadata["num_warps"], self.metadata["shared"], *bound_args)
+
+    def __getitem__(self, grid):
+        raise TypeError("a compiled kernel is launched through its @jit function")
+
+
+class _Asm(dict):
+    """`kernel.asm`: stage texts; `sass` is disassembled from the cubin on first access."""
+
+    def __missing__(self, key):
+        if key == "sass" and "cubin" in self:
+            from .toolchain import disassemble
+            self["sass"] = disassemble(self["cubin"])
+            return self["sass"]
+        raise KeyError(key)
+
+
+class CUDABackend:
+    name = "cuda"
+
+    def __init__(self):
+        from . import driver
+        self.driver = driver
+        self._capability = None
+
+    @property
+    def capability(self) -> int:
+        if self._capability is None:
+            major, minor = self.driver.get_device_capability()
+            self._capability = major * 10 + minor
+        return self._capability
+
+    def parse_options(self, kw: Dict[str, Any], fn) -> CUDAOptions:
+        known = CUDAOptions.__dataclass_fields__
+        opts = {k: v for k, v in kw.items() if k in known and v is not None}
+        if fn.debug is not None and "debug" not in opts:
+            opts["debug"] = bool(fn.debug)
+        nw = opts.get("num_warps", 4)
+        if not isinstance(nw, int) or nw <= 0 or nw & (nw - 1):
+            raise ValueError(f"num_warps must be a power of 2, got {nw!r}")
+        cap = self.capability
+        opts.setdefault("arch", f"sm_{cap}a" if cap >= 90 else f"sm_{cap}")
+        return CUDAOptions(**opts)
+
+    def device_key(self):
+        return ("cuda", self.driver.get_current_device())
+
+    def compile(self, fn, specialization, options: CUDAOptions) -> CUDAKernel:
+        from ...runtime.cache import compile_cached
+        return compile_cached(self, fn, specialization, options)
+
+    # -- the stages (each takes the previous stage's product) -----------------------------
+    def make_ttir(self, fn, specialization, options):
+        from ...frontend.compiler import make_ttir
+        return make_ttir(fn, specialization, options)
+
+    def make_ttgir(self, module, options):
+        from ...gpu.pipeline import make_ttgir
+        return make_ttgir(module, num_warps=options.num_warps, threads_per_warp=32,
+                          num_ctas=options.num_ctas, target=f"cuda:{self.capability}",
+                          num_stages=options.num_stages)
+
+    def make_llir(self, module, options):
+        from .lowering import make_llir
+        return make_llir(module, capability=self.capability)
+
+    def make_ptx(self, llir: str, options):
+        from .llvm import llir_to_ptx
+        return llir_to_ptx(llir, arch=options.arch, ptx_version=options.ptx_version,
+                           enable_fp_fusion=options.enable_fp_fusion)
+
+    def make_cubin(self, ptx: str, options):
+        from .toolchain import make_cubin
+        return make_cubin(ptx, arch=options.arch, enable_fp_fusion=options.enable_fp_fusion,
+                          maxnreg=options.maxnreg)
+
+
+_BACKEND = None
+
+
+def cuda_backend() -> CUDABackend:
+    global _BACKEND
+    if _BACKEND is None:
+        _BACKEND = CUDABackend()
+    return _BACKEND
