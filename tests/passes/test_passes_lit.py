@@ -1,11 +1,13 @@
 """Runs every FileCheck test in tests/passes/lit/ (see lit.py for the RUN-line format)."""
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
 
 _spec = importlib.util.spec_from_file_location("tritium_passes_lit", Path(__file__).with_name("lit.py"))
 lit = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = lit  # dataclasses look their module up while it executes
 _spec.loader.exec_module(lit)
 
 try:

@@ -150,9 +150,12 @@ class CodeGenerator(ControlFlowMixin, ast.NodeVisitor):
                 "is not supported. Alternatively, set the envvar "
                 "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1, but we do not promise to support this "
                 "forever.")
-        if not isinstance(value, (ModuleType, JITFunction)) and not callable(value) \
-                and not isinstance(value, dtype):
-            self.used_global_vals[(name, id(self.gscope))] = (_unwrap_if_constexpr(value), self.gscope)
+        if isinstance(value, constexpr) or not (isinstance(value, (ModuleType, JITFunction, dtype))
+                                                or callable(value)):
+            # Record the function's live globals (not our merged copy) so a later change shows.
+            live = self.jit_fn.fn.__globals__
+            if name in live:
+                self.used_global_vals[(name, id(live))] = (_unwrap_if_constexpr(value), live)
         return value
 
     # ------------------------------------------------------------------ visiting
@@ -571,7 +574,9 @@ class CodeGenerator(ControlFlowMixin, ast.NodeVisitor):
             except Exception as e:
                 if os.environ.get("TRITON_FRONT_END_DEBUGGING", "0") == "1":
                     raise
-                raise CompilationError(self.jit_fn.src, node or self.cur_node, None) from e
+                inner = str(e) if isinstance(e, CompilationError) else format_exception_message(e)
+                raise CompilationError(self.jit_fn.src, node or self.cur_node,
+                                       f"in {fn.__name__}:\n{inner}") from e
             self.used_global_vals.update(gen.used_global_vals)
             self.function_ret_types[name] = (gen.ret_type, getattr(gen, "ret_template", None))
         ret_type, template = self.function_ret_types[name]

@@ -188,7 +188,7 @@ class JITFunction:
             raise TypeError(f"{self.__name__}: {e}".replace("bind()", self.__name__ + "()")) from None
 
     # ------------------------------------------------------------------ launch
-    def run(self, *args, grid, warmup: bool, **kwargs):
+    def run(self, *args, grid, warmup: bool = False, **kwargs):
         from ..runtime.dispatch import active_backend
         from ..runtime.errors_launch import check_grid
         for hook in self.pre_run_hooks:

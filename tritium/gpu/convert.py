@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .layouts import swizzled_shared_to_linear_layout  # noqa: F401  (re-export)
-from .linear_layout import LinearLayout, gf2_rank, gf2_solver, log2
+from .linear_layout import LinearLayout, XorBasis, gf2_rank, gf2_solver, log2
 
 __all__ = [
     "ConversionPlan", "ShufflePlan", "SharedPlan", "minimal_cvt_layout", "plan_conversion",
@@ -102,8 +102,6 @@ class ConversionPlan:
 
 def plan_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) -> ConversionPlan:
     """Classify and plan the conversion of one tensor from ``src`` to ``dst``."""
-    if src.out_dim_sizes != dst.out_dim_sizes and sorted(src.out_dims) == sorted(dst.out_dims):
-        dst = dst.transpose_outs(src.out_dims)
     if src.out_dim_sizes != dst.out_dim_sizes:
         raise ValueError("convert_layout cannot change the tensor shape")
     cvt = minimal_cvt_layout(src, dst)
@@ -214,54 +212,29 @@ def _choose_g(crr: list[int], clr: list[int]) -> list[int] | None:
     # Rows of Crr independent modulo V = rowspace(Clr) stay as they are; each
     # other row is moved to (its span(S) part) ^ (a fresh basis vector of V).
     v_basis = []  # (vector, mask over clr rows)
-    seen = _Elim()
+    mod_v = XorBasis()  # tags: clr rows in the low bits, S row i at bit 64 + i
     for i, r in enumerate(clr):
-        if seen.add(r, 1 << i):
+        if mod_v.insert(r, 1 << i):
             v_basis.append((r, 1 << i))
-    mod_v = _Elim()
-    for vec, tag in v_basis:
-        mod_v.add(vec, tag)  # tags over clr rows; S rows get tag bit 64+i
     g = [0] * len(crr)
     if gf2_rank(crr) == len(crr):
         return g  # no lane-dependent register selection needed
     rest = []
     for i, r in enumerate(crr):
-        if not mod_v.add(r, 1 << (64 + i)):
+        if not mod_v.insert(r, 1 << (64 + i)):
             rest.append(i)
     fresh = iter(v_basis)
     for i in rest:
-        tag = mod_v.reduce_tag(crr[i])
+        tag = mod_v.solve(crr[i])
         try:
             _, b_tag = next(fresh)
         except StopIteration:
             return None
         # crr[i] = (S part) ^ (V part); cancel the V part and add a fresh b_j.
         v_part = tag & ((1 << 64) - 1)
-        g[i] = v_part
+        g[i] = v_part ^ b_tag
     return g
 
-
-class _Elim:
-    """Echelon rows keyed by leading bit, each tagged with how it was built."""
-
-    def __init__(self):
-        self.rows: dict[int, tuple[int, int]] = {}
-
-    def add(self, vec: int, tag: int) -> bool:
-        while vec:
-            hb = vec.bit_length() - 1
-            if hb not in self.rows:
-                self.rows[hb] = (vec, tag)
-                return True
-            vec, tag = vec ^ self.rows[hb][0], tag ^ self.rows[hb][1]
-        return False
-
-    def reduce_tag(self, vec: int) -> int:
-        tag = 0
-        while vec:
-            rv, rt = self.rows[vec.bit_length() - 1]
-            vec, tag = vec ^ rv, tag ^ rt
-        return tag
 
 
 # ----------------------------------------------------------- shared memory
@@ -360,11 +333,11 @@ def optimal_swizzling(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) 
     """Shared scratch layout for a register->shared->register conversion."""
     outs = [(d, src.get_out_dim_size(d)) for d in src.out_dims]
     dst = dst.transpose_outs(src.out_dims)
-    keep = [d for d in (REG, LANE, WARP)]
-    src_f = src.sublayout([d for d in keep if src.has_in_dim(d)], src.out_dims)
-    dst_f = dst.sublayout([d for d in keep if dst.has_in_dim(d)], dst.out_dims)
-    src_f = src_f.remove_zero_bases_along_dim(REG).flatten_outs()
-    dst_f = dst_f.remove_zero_bases_along_dim(REG).flatten_outs()
+    # Blocks stay put (the conversion is trivial over them) and broadcast
+    # registers are stored once; tensor dims are flattened (order is irrelevant).
+    within = lambda ll: ll.sublayout([d for d in (REG, LANE, WARP) if ll.has_in_dim(d)], ll.out_dims)
+    src_f = within(src).remove_zero_bases_along_dim(REG).flatten_outs()
+    dst_f = within(dst).remove_zero_bases_along_dim(REG).flatten_outs()
     dim = src_f.total_out_size_log2
     reg_s, reg_d = _flat_bases(src_f, REG), _flat_bases(dst_f, REG)
     lane_s, lane_d = _flat_bases(src_f, LANE), _flat_bases(dst_f, LANE)
@@ -410,7 +383,7 @@ def bank_conflicts(layout: LinearLayout, smem: LinearLayout, vec: int, bitwidth:
     Lanes of one phase hitting the same bank in different words serialise; for
     linear maps that count is 2^(dim ker(bank) - dim ker(word)) over the lanes.
     """
-    flat = layout.flatten_outs() if len(layout.out_dims) > 1 else layout
+    flat = layout.transpose_outs(smem.out_dims).flatten_outs()
     sm = smem.flatten_outs()
     addr_bits = sm.total_in_size_log2 - sm.get_in_dim_size_log2("reps")
     solve = gf2_solver([b[0] for vecs in sm.bases.values() for b in vecs])

@@ -451,7 +451,7 @@ def elems_per_thread(layout: Layout, shape: Sequence[int]) -> list[int]:
         del e[layout.dim]
         return e
     if isinstance(layout, LinearEncoding):
-        return _bases_per_dim(LinearEncoding(layout.to_linear_layout(shape)).ll, REG, False)
+        return _bases_per_dim(layout.to_linear_layout(shape), REG, False)
     raise TypeError(f"{layout} is not a distributed layout")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
-__all__ = ["LinearLayout", "gf2_rank", "gf2_span_basis", "gf2_solver", "log2"]
+__all__ = ["LinearLayout", "XorBasis", "gf2_rank", "gf2_solver", "log2"]
 
 
 def log2(n: int) -> int:
@@ -28,7 +28,7 @@ def _next_pow2(x: int) -> int:
     return 1 << x.bit_length()
 
 
-class _XorBasis:
+class XorBasis:
     """Incremental echelon basis that remembers which inputs built each row.
 
     Rows are keyed by leading bit. Inserting vectors in order and keeping only
@@ -65,19 +65,13 @@ class _XorBasis:
 
 
 def gf2_rank(vectors: Iterable[int]) -> int:
-    basis = _XorBasis()
+    basis = XorBasis()
     return sum(basis.insert(v, 0) for v in vectors)
-
-
-def gf2_span_basis(vectors: Iterable[int]) -> list[int]:
-    """The vectors that are independent of the ones before them, in order."""
-    basis = _XorBasis()
-    return [v for v in vectors if basis.insert(v, 0)]
 
 
 def gf2_solver(columns: Sequence[int]):
     """Return f(b) -> smallest mask x with XOR_{i in x} columns[i] == b, or None."""
-    basis = _XorBasis()
+    basis = XorBasis()
     for i, c in enumerate(columns):
         basis.insert(c, 1 << i)
     return basis.solve
@@ -244,9 +238,6 @@ class LinearLayout:
     def has_in_dim(self, d: str) -> bool:
         return d in self._bases
 
-    def has_out_dim(self, d: str) -> bool:
-        return d in self._out
-
     def get_in_dim_size_log2(self, d: str) -> int:
         return len(self._bases[d])
 
@@ -276,16 +267,9 @@ class LinearLayout:
         return 1 << self.total_out_size_log2
 
     def get_basis(self, in_dim: str, pos: int, out_dim: str | None = None):
+        """L(in_dim = 2**pos), as a tuple, or just its ``out_dim`` entry."""
         b = self._bases[in_dim][pos]
         return b if out_dim is None else b[self.out_dims.index(out_dim)]
-
-    def _flat_of(self, in_dim: str) -> list[int]:
-        k = 0
-        for d, v in self._bases.items():
-            if d == in_dim:
-                return self._flat[k:k + len(v)]
-            k += len(v)
-        raise KeyError(in_dim)
 
     def _in_pairs(self) -> list[tuple[str, int]]:
         return [(d, 1 << len(v)) for d, v in self._bases.items()]
@@ -334,7 +318,7 @@ class LinearLayout:
 
     def free_variable_masks(self) -> dict[str, int]:
         """Per in-dim, the input bits that can change without changing the output."""
-        basis = _XorBasis()
+        basis = XorBasis()
         free = [not basis.insert(v, 0) for v in self._flat]
         out, k = {}, 0
         for d, vecs in self._bases.items():

@@ -38,7 +38,7 @@ _TOKEN = re.compile("|".join([
     r"(?P<float>[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)",
     r"(?P<int>[0-9]+)",
     # MLIR bare identifiers, plus the `-` that Triton's attribute names (`ttg.num-warps`) use.
-    r"(?P<id>[A-Za-z_][A-Za-z0-9_$.]*(?:-[A-Za-z_][A-Za-z0-9_$.]*)*)",
+    r"(?P<id>[A-Za-z_][A-Za-z0-9_$.]*(?:-(?!>)[A-Za-z0-9_$.]*)*)",
     r"(?P<punct>->|::|\.\.\.|[(){}\[\]<>,:=*?+\-|])",
 ]))
 _DIMS = re.compile(r"(?:(?:[0-9]+|\?)x)+")

@@ -12,6 +12,7 @@ references within a region parse. Errors are `ParseError`s whose message starts 
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Dict, List, Optional
 
 from . import types as T
@@ -28,6 +29,7 @@ __all__ = ["parse_module", "parse_op", "parse_type", "parse_attr", "ParseError",
            "OpaqueType", "OpaqueEncoding"]
 
 _FORMATS: Dict[str, Callable] = {}
+_DEFINES = re.compile(r"\s*(?::\s*[0-9]+\s*)?=")
 
 
 def _format(*names: str):
@@ -141,8 +143,11 @@ class Parser(AsmReader):
         return self.expect_kind("value", "an SSA value")
 
     def value_list(self) -> List[Token]:
+        """Comma-separated operands (maybe none). A value followed by `=` starts the next
+        op (after an operand-less terminator), so it is not taken."""
         toks = []
-        if self.peek().kind == "value":
+        tok = self.peek()
+        if tok.kind == "value" and not _DEFINES.match(self.text, tok.end):
             toks.append(self.next())
             while self.accept(","):
                 toks.append(self.value_tok())

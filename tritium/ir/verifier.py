@@ -200,6 +200,10 @@ class _Verifier:
                                         "this op's block or any enclosing block, so its "
                                         "definition does not dominate the use")
             if "IsolatedFromAbove" in lookup(outer.name).traits:
+                owner = v.op if isinstance(v, OpResult) else def_block.parent_op
+                if owner is not None and outer.is_ancestor_of(owner):
+                    raise VerificationError(user, f"operand #{i} ({v.type}) is defined in a "
+                                            "block that does not dominate this use")
                 raise VerificationError(user, f"operand #{i} ({v.type}) is defined outside "
                                         f"the enclosing '{outer.name}', which is "
                                         "isolated from above")
@@ -276,7 +280,8 @@ def _yield_types(op, region_index, terminator, want, what):
         return
     term = region.blocks[0].last
     if term is None or term.name != terminator:
-        fail(op, f"region #{region_index} must end with '{terminator}'")
+        found = f"'{term.name}'" if term is not None else "an empty block"
+        fail(op, f"region #{region_index} must end with '{terminator}', found {found}")
     got = [v.type for v in term.operands]
     if got != list(want):
         fail(op, f"region #{region_index} yields ({', '.join(map(str, got))}) but {what} "

@@ -15,7 +15,8 @@ from typing import Tuple
 from ..ir.ops import CMPF_PREDICATES, CMPI_PREDICATES
 from . import dtypes as tl
 from .core import check_bit_width, tensor
-from .semantic_base import (IncompatibleTypeErrorImpl, SemanticBase, SemanticOptions, i64_attr)
+from .semantic_base import (IncompatibleTypeErrorImpl, SemanticBase, SemanticOptions, i64_attr,
+                            type_repr)
 from .semantic_memory import MemoryMixin
 from .semantic_misc import MiscMixin
 from .semantic_reduce import ReduceMixin
@@ -364,14 +365,14 @@ class TritonSemantic(ShapeMixin, MemoryMixin, ReduceMixin, MiscMixin, SemanticBa
         input = self.to_tensor(input)
         sca_ty = input.type.scalar
         if sca_ty.is_ptr():
-            raise ValueError("wrong type argument to unary minus (" + repr(sca_ty) + ")")
+            raise ValueError("wrong type argument to unary minus (" + type_repr(sca_ty) + ")")
         return self.sub(self._constant(0, sca_ty), input, True)
 
     def invert(self, input) -> tensor:
         input = self.to_tensor(input)
         sca_ty = input.type.scalar
         if sca_ty.is_ptr() or sca_ty.is_floating():
-            raise ValueError("wrong type argument to unary invert (" + repr(sca_ty) + ")")
+            raise ValueError("wrong type argument to unary invert (" + type_repr(sca_ty) + ")")
         return self.xor_(input, self._constant(-1, sca_ty))
 
     # ------------------------------------------------------------------ comparisons

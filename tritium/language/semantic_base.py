@@ -54,11 +54,19 @@ class SemanticOptions:
         return self.debug
 
 
+def type_repr(ty) -> str:
+    """How upstream's messages spell a type: `triton.language.float32` for scalars, but
+    `pointer<fp32>` and `<(4,), fp32>` for pointer and block types."""
+    if ty.is_block() or ty.is_ptr():
+        return str(ty)
+    return repr(ty)
+
+
 class IncompatibleTypeErrorImpl(Exception):
     def __init__(self, type_a, type_b):
         self.type_a = type_a
         self.type_b = type_b
-        self.message = "invalid operands of type " + repr(type_a) + " and " + repr(type_b)
+        self.message = "invalid operands of type " + type_repr(type_a) + " and " + type_repr(type_b)
         super().__init__(self.message)
 
 

@@ -7,6 +7,7 @@ from ..ir.ops import (ATOMIC_RMW_OPS, CACHE_MODIFIERS, EVICTION_POLICIES, MEM_SC
                       MEM_SEMANTICS)
 from . import dtypes as tl
 from .core import tensor
+from .semantic_base import type_repr
 
 _LOAD_CACHE = (".ca", ".cg", ".cv")
 _STORE_CACHE = (".wb", ".cg", ".cs", ".wt")
@@ -83,7 +84,7 @@ class MemoryMixin:
         if self._is_block_pointer(ptr):
             raise _block_pointer_unsupported("tl.load")
         if not ptr.type.scalar.is_ptr():
-            raise ValueError(f"Unsupported ptr type {ptr.type!r} in `tl.load`")
+            raise ValueError(f"Unsupported ptr type {type_repr(ptr.type)} in `tl.load`")
         if mask is None and other is not None:
             raise ValueError("`other` cannot be provided without `mask`")
         if padding or boundary_check:
@@ -132,7 +133,7 @@ class MemoryMixin:
         if self._is_block_pointer(ptr):
             raise _block_pointer_unsupported("tl.store")
         if not ptr.type.scalar.is_ptr():
-            raise ValueError(f"Unsupported ptr type {ptr.type!r} in `tl.store`")
+            raise ValueError(f"Unsupported ptr type {type_repr(ptr.type)} in `tl.store`")
         if boundary_check:
             raise ValueError("`boundary_check` argument is not supported for storing a tensor of "
                              "pointers or storing a scalar. Because the compiler does not know "
@@ -170,7 +171,7 @@ class MemoryMixin:
         val = self.to_tensor(val)
         mask = None if mask is None else self.to_tensor(mask)
         if not ptr.type.scalar.is_ptr():
-            raise ValueError("Pointer argument of store instruction is " + repr(ptr.type))
+            raise ValueError("Pointer argument of store instruction is " + type_repr(ptr.type))
         if ptr.type.is_const() or ptr.type.scalar.is_const():
             raise ValueError("Cannot store to a constant pointer")
         element_ty = ptr.type.scalar.element_ty

@@ -7,7 +7,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..ir.ops import ROUNDING_MODES
 from . import dtypes as tl
-from .core import constexpr, tensor
+from .core import tensor
 from .core import tuple as tl_tuple
 from .semantic_base import i32_array
 
@@ -99,10 +99,10 @@ class ShapeMixin:
 
     def getitem(self, input: tensor, slices) -> tensor:
         """`x[None, :]`: only `None` (new axis) and a bare `:` are indexes Triton knows."""
-        if isinstance(slices, (builtins.slice, constexpr)) or slices is None:
-            slices = [slices]
         if isinstance(slices, tl_tuple):
             slices = slices.values
+        elif not isinstance(slices, (list, tuple)):
+            slices = [slices]
         ret = input
         for dim, sl in enumerate(slices):
             raw = self._unwrap(sl)

@@ -1,4 +1,4 @@
-// RUN: canonicalize
+// RUN: canonicalize --verify-each
 // Float folding happens in the op's precision, rounding once to nearest even; NaN and
 // signed zeros follow IEEE-754; splat tensors fold like scalars.
 

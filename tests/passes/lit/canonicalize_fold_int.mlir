@@ -1,4 +1,4 @@
-// RUN: canonicalize
+// RUN: canonicalize --verify-each
 // Integer constant folding: two's-complement wraparound at the type width, C-style
 // (truncating) signed division, unsigned ops on the same bits, undefined cases left alone.
 

@@ -1,4 +1,4 @@
-// RUN: canonicalize
+// RUN: canonicalize --verify-each
 // Algebraic identities. Integer ones fold freely; float ones only where exact for NaN,
 // infinities and signed zeros (x + 0.0 is not x when x is -0.0).
 

@@ -1,4 +1,4 @@
-// RUN: canonicalize
+// RUN: canonicalize --verify-each
 // Structured control flow: constant conditions, trivial trip counts, dead or invariant
 // loop-carried values, identical branch results.
 

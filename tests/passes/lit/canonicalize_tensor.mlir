@@ -1,4 +1,4 @@
-// RUN: canonicalize
+// RUN: canonicalize --verify-each
 // Shape ops of constants and splats, trans of trans, addptr by zero, load/store with a
 // constant mask.
 

@@ -1,4 +1,4 @@
-// RUN: combine
+// RUN: combine --verify-each
 // Triton's combine peepholes.
 
 // CHECK-LABEL: @dot_add

@@ -1,4 +1,4 @@
-// RUN: cse
+// RUN: cse --verify-each
 // Value numbering over effect-free ops, scoped by dominance.
 
 // CHECK-LABEL: @simple

@@ -1,4 +1,4 @@
-// RUN: dce
+// RUN: dce --verify-each
 // Unused effect-free ops and unused non-volatile loads go (chains in one sweep);
 // anything that writes memory stays.
 

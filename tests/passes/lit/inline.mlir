@@ -1,4 +1,4 @@
-// RUN: inline --debug-info
+// RUN: inline --debug-info --verify-each
 // Calls are replaced by the callee body with call-site locations; noinline callees stay
 // called; private functions left without callers disappear.
 

@@ -1,4 +1,4 @@
-// RUN: inline
+// RUN: inline --verify-each
 // Nested calls, calls inside loops, functions returning several values, recursion.
 
 // CHECK-LABEL: @kernel

@@ -1,4 +1,4 @@
-// RUN: licm
+// RUN: licm --verify-each
 // Loop-invariant, speculatable ops move before the loop; memory ops and possibly-trapping
 // divisions stay.
 

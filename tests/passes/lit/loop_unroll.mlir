@@ -1,4 +1,4 @@
-// RUN: loop-unroll
+// RUN: loop-unroll --verify-each
 // Loops marked tt.loop_unroll_factor become a main loop of N body copies plus a remainder.
 
 // CHECK-LABEL: @dynamic_bounds

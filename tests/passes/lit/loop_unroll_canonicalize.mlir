@@ -1,4 +1,4 @@
-// RUN: loop-unroll,canonicalize
+// RUN: loop-unroll,canonicalize --verify-each
 // After unrolling, canonicalize cleans up: 10 trips by 4 leave a 2-trip remainder loop;
 // 3 trips by 4 unroll completely into straight-line code.
 

@@ -1,4 +1,4 @@
-// RUN: reorder-broadcast
+// RUN: reorder-broadcast --verify-each
 // Splats and broadcasts move after elementwise ops.
 
 // CHECK-LABEL: @splat_splat

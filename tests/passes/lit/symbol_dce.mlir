@@ -1,4 +1,4 @@
-// RUN: symbol-dce
+// RUN: symbol-dce --verify-each
 // Private functions that no public function reaches are erased.
 
 // CHECK-LABEL: @kernel

@@ -1,4 +1,4 @@
-// RUN: inline,canonicalize,combine,reorder-broadcast,cse,symbol-dce,loop-unroll
+// RUN: inline,canonicalize,combine,reorder-broadcast,cse,symbol-dce,loop-unroll --verify-each
 // RUN: inline,canonicalize,combine,reorder-broadcast,cse,symbol-dce,loop-unroll,licm --check-prefix=LICM
 // The blocked matmul of examples/matmul.py (32x32x32 tiles, fp16 in, fp32 accumulate) as
 // the frontend emits it, through the make_ttir pipeline (and LICM after it).

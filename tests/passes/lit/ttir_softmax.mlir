@@ -1,4 +1,4 @@
-// RUN: inline,canonicalize,combine,reorder-broadcast,cse,symbol-dce,loop-unroll
+// RUN: inline,canonicalize,combine,reorder-broadcast,cse,symbol-dce,loop-unroll --verify-each
 // The fused-softmax kernel as the frontend emits it (examples/fused_softmax.py,
 // BLOCK_SIZE=1024), through the make_ttir pipeline: the tl.max/tl.sum helpers are
 // inlined into their reductions, the splat of -inf becomes a dense constant, and every

@@ -22,6 +22,9 @@ class CPUOptions:
     def __str__(self) -> str:
         return str(tuple(sorted(self.__dict__.items())))
 
+    def hash_items(self):
+        return sorted(self.__dict__.items())
+
 
 class CPUKernel:
     """A compiled specialisation: the TTIR module and how to launch it."""
@@ -101,4 +104,12 @@ class CPUBackend:
     def compile(self, fn, specialization, options) -> CPUKernel:
         from ...frontend.compiler import make_ttir
         module, used = make_ttir(fn, specialization, options)
-        return CPUKernel(fn.__name__, module, used, options)
+        kernel = CPUKernel(fn.__name__, module, used, options)
+        from ...runtime import knobs
+        if knobs.kernel_dump():
+            from ...ir.printer import print_module
+            from ...runtime.cache import _dump, kernel_key
+            text = kernel.asm["ttir"]
+            _dump(kernel_key(print_module(module, debug_info=True), options, "cpu"),
+                  fn.__name__, "ttir", text)
+        return kernel

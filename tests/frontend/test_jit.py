@@ -1,0 +1,262 @@
+"""The JIT: specialisation as upstream, the cache, warmup, globals, grids, launch errors."""
+import os
+
+import numpy as np
+import pytest
+
+import tritium as triton
+import tritium.language as tl
+from tritium.frontend.specialize import specialize_arg
+
+
+@triton.jit
+def store_scalar(out_ptr, v):
+    tl.store(out_ptr, v)
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+class FakePtr:
+    def __init__(self, addr, dtype="float32"):
+        self.addr = addr
+        self.dtype = np.dtype(dtype)
+
+    def data_ptr(self):
+        return self.addr
+
+
+@pytest.mark.parametrize("value,expected", [
+    (1, ("constexpr", 1)), (16, ("i32", "D")), (17, ("i32", "")), (-32, ("i32", "D")),
+    (2 ** 31, ("i64", "D")), (2 ** 31 + 1, ("i64", "")), (2 ** 63, ("u64", "D")),
+    (-2 ** 31, ("i32", "D")), (-2 ** 31 - 1, ("i64", "")), (True, ("u1", "")),
+    (1.0, ("fp32", "")), (None, ("constexpr", None)), (0, ("i32", "D")),
+])
+def test_scalar_specialization(value, expected):
+    assert specialize_arg(value) == expected
+
+
+def test_pointer_specialization_and_alignment():
+    assert specialize_arg(FakePtr(4096)) == ("*fp32", "D")
+    assert specialize_arg(FakePtr(4100)) == ("*fp32", "")
+    assert specialize_arg(FakePtr(4096, "float16")) == ("*fp16", "D")
+    assert specialize_arg(FakePtr(4096), is_const=True) == ("*kfp32", "D")
+    assert specialize_arg(FakePtr(4096), align=False) == ("*fp32", "")
+
+
+def test_do_not_specialize_disables_both_checks():
+    assert specialize_arg(1, specialize_value=False, align=False) == ("i32", "")
+    assert specialize_arg(32, specialize_value=True, align=False) == ("i32", "")
+
+
+def test_overflowing_int_is_rejected():
+    with pytest.raises(ValueError, match="does not fit in 64 bits"):
+        specialize_arg(2 ** 64)
+
+
+def _ttir(kernel, *args, **kw):
+    return kernel.warmup(*args, grid=(1,), **kw).asm["ttir"]
+
+
+def test_divisibility_and_one_become_ir_facts():
+    x = np.zeros(64, np.float32)
+    text = _ttir(copy_kernel, x, x, 64, BLOCK=64)
+    assert text.count("tt.divisibility = 16") == 3  # two pointers and n
+    # n == 1 becomes a constant: the parameter disappears from the signature
+    text1 = _ttir(copy_kernel, x, x, 1, BLOCK=64)
+    assert "%arg2: i32" not in text1 and text1.count("tt.divisibility = 16") == 2
+    text17 = _ttir(copy_kernel, x, x, 17, BLOCK=64)
+    assert "%arg2: i32)" in text17 or "%arg2: i32 " not in text17
+
+
+def test_do_not_specialize_keeps_parameter():
+    @triton.jit(do_not_specialize=["n"])
+    def k(x_ptr, n):
+        tl.store(x_ptr, n)
+
+    x = np.zeros(4, np.int32)
+    text = _ttir(k, x, 1)
+    assert "%arg1: i32" in text and "tt.divisibility = 16 : i32}, %arg1: i32" in text.replace(")", "") or "%arg1: i32" in text
+    k[(1,)](x, 1)
+    assert x[0] == 1
+
+
+def test_cache_reuses_and_respecializes(capsys, monkeypatch):
+    monkeypatch.setenv("TRITIUM_LOG_RECOMPILES", "1")
+
+    @triton.jit
+    def k(x_ptr, n):
+        tl.store(x_ptr, n)
+
+    x = np.zeros(4, np.int32)
+    k[(1,)](x, 5)
+    k[(1,)](x, 7)
+    assert len(k.cache["cpu"]) == 1
+    k[(1,)](x, 16)  # divisible by 16: a new specialisation
+    assert len(k.cache["cpu"]) == 2
+    err = capsys.readouterr().err
+    assert "recompiling k" in err and "n: ('i32', '') -> ('i32', 'D')" in err
+    k[(1,)](x, 8, num_warps=8)  # options are part of the key
+    assert len(k.cache["cpu"]) == 3
+
+
+def test_results_are_right_for_each_specialisation(rng):
+    for n in (1, 16, 100, 1000):
+        x = rng.standard_normal(1024).astype(np.float32)
+        y = np.full(1024, np.nan, np.float32)
+        copy_kernel[(triton.cdiv(n, 128),)](x, y, n, BLOCK=128)
+        np.testing.assert_array_equal(y[:n], x[:n])
+        assert np.isnan(y[n:]).all()
+
+
+CHANGING = tl.constexpr(4)
+
+
+def test_changed_global_is_detected():
+    global CHANGING
+
+    @triton.jit
+    def k(x_ptr):
+        tl.store(x_ptr, CHANGING)
+
+    x = np.zeros(4, np.int32)
+    k[(1,)](x)
+    assert x[0] == 4
+    old = CHANGING
+    CHANGING = tl.constexpr(5)
+    try:
+        with pytest.raises(RuntimeError, match="Global variable CHANGING has changed"):
+            k[(1,)](x)
+    finally:
+        CHANGING = old
+
+
+def test_cache_key_depends_on_callee():
+    @triton.jit
+    def callee(x):
+        return x + 1
+
+    @triton.jit
+    def caller(p):
+        tl.store(p, callee(1))
+
+    key = caller.cache_key
+    assert key == caller.cache_key and len(key) == 64
+
+
+def test_grid_forms(rng):
+    x = rng.standard_normal(256).astype(np.float32)
+    for grid in [(2,), (2, 1), (2, 1, 1), 2, lambda meta: (triton.cdiv(256, meta["BLOCK"]),)]:
+        y = np.zeros_like(x)
+        copy_kernel[grid](x, y, 256, BLOCK=128)
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("grid,match", [((1.5,), "grid\\[0\\] must be an integer"),
+                                        (("a",), "grid\\[0\\] must be an integer"),
+                                        ((1, 2, 3, 4), "grid must be a tuple of 1 to 3"),
+                                        ((-1,), "grid\\[0\\] must be non-negative")])
+def test_bad_grid(grid, match):
+    x = np.zeros(16, np.float32)
+    with pytest.raises((TypeError, ValueError), match=match):
+        copy_kernel[grid](x, x, 16, BLOCK=16)
+
+
+def test_empty_grid_launches_nothing():
+    x = np.ones(16, np.float32)
+    y = np.zeros(16, np.float32)
+    copy_kernel[(0,)](x, y, 16, BLOCK=16)
+    assert (y == 0).all()
+
+
+def test_wrong_argument_count_names_the_kernel():
+    x = np.zeros(16, np.float32)
+    with pytest.raises(TypeError, match="copy_kernel.*missing.*'n'"):
+        copy_kernel[(1,)](x, x, BLOCK=16)
+    with pytest.raises(TypeError, match="copy_kernel"):
+        copy_kernel[(1,)](x, x, 16, 3, 4, BLOCK=16)
+
+
+def test_unknown_keyword_is_rejected():
+    x = np.zeros(16, np.float32)
+    with pytest.raises(KeyError, match="Keyword argument FOO was specified but unrecognised"):
+        copy_kernel[(1,)](x, x, 16, BLOCK=16, FOO=3)
+
+
+def test_bad_argument_type_names_it():
+    with pytest.raises(TypeError, match="unsupported argument type"):
+        store_scalar[(1,)](np.zeros(4, np.float32), object())
+
+
+def test_num_warps_must_be_power_of_two():
+    x = np.zeros(16, np.float32)
+    with pytest.raises(ValueError, match="num_warps must be a power of 2"):
+        copy_kernel[(1,)](x, x, 16, BLOCK=16, num_warps=3)
+
+
+def test_warmup_returns_kernel_without_running():
+    x = np.ones(16, np.float32)
+    y = np.zeros(16, np.float32)
+    k = copy_kernel.warmup(x, y, 16, BLOCK=16, grid=(1,))
+    assert "tt.load" in k.asm["ttir"] and (y == 0).all()
+
+
+def test_constexpr_default_and_noinline_and_repr():
+    @triton.jit(noinline=True)
+    def helper(x):
+        return x * 2
+
+    @triton.jit
+    def k(out, SCALE: tl.constexpr = 3):
+        tl.store(out, helper(SCALE))
+
+    out = np.zeros(1, np.int32)
+    k[(1,)](out)
+    assert out[0] == 6
+    text = k.warmup(out, grid=(1,)).asm["ttir"]
+    assert "tt.call @helper" in text  # noinline survives the inliner
+    assert "JITFunction" in repr(k)
+
+
+def test_tl_range_options_are_loop_attributes():
+    @triton.jit
+    def k(out, n):
+        acc = 0
+        for i in tl.range(0, n, num_stages=2, loop_unroll_factor=1):
+            acc += i
+        tl.store(out, acc)
+
+    out = np.zeros(1, np.int32)
+    k[(1,)](out, 10)
+    assert out[0] == 45
+    assert "tt.num_stages = 2 : i32" in k.warmup(out, 10, grid=(1,)).asm["ttir"]
+
+
+def test_interpret_env_uses_cpu(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros_like(x)
+    copy_kernel[(1,)](x, y, 16, BLOCK=16)
+    np.testing.assert_array_equal(x, y)
+
+
+def test_kernel_dump(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_KERNEL_DUMP", "1")
+    monkeypatch.setenv("TRITON_DUMP_DIR", str(tmp_path))
+
+    @triton.jit
+    def dumped(x_ptr):
+        tl.store(x_ptr, 1.0)
+
+    dumped[(1,)](np.zeros(1, np.float32))
+    files = [f for _, _, fs in os.walk(tmp_path) for f in fs]
+    assert "dumped.ttir" in files
+
+
+def test_helpers():
+    assert triton.cdiv(10, 3) == 4 and triton.cdiv(9, 3) == 3
+    assert [triton.next_power_of_2(n) for n in (0, 1, 2, 3, 1000, 1024)] == [1, 1, 2, 4, 1024, 1024]
