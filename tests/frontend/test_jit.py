@@ -237,10 +237,17 @@ def test_tl_range_options_are_loop_attributes():
 
 
 def test_interpret_env_uses_cpu(monkeypatch):
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")  # read when the kernel is decorated
+
+    @triton.jit
+    def k(x_ptr, y_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs))
+
+    assert k.interpret and not copy_kernel.interpret
     x = np.arange(16, dtype=np.float32)
     y = np.zeros_like(x)
-    copy_kernel[(1,)](x, y, 16, BLOCK=16)
+    k[(1,)](x, y, BLOCK=16)
     np.testing.assert_array_equal(x, y)
 
 

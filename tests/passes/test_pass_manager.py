@@ -180,3 +180,22 @@ def test_make_ttir_pipeline():
     m, _ = kernel()
     pm.run(m)
     assert ops_of(m) == ["builtin.module", "tt.func", "tt.return"]
+
+
+class Fail(Pass):
+    name = "test-fail"
+
+    def run(self, module):
+        raise ValueError("nope")
+
+
+def test_pass_failure_replays_the_passes_before():
+    m, _ = kernel()
+    with pytest.raises(PassFailure) as info:
+        PassManager([PASS_REGISTRY["canonicalize"](), Fail()]).run(m)
+    err = info.value
+    assert err.pass_name == "test-fail" and isinstance(err.cause, ValueError)
+    # the IR handed to the failing pass: already canonicalized
+    assert "tt.return %arg0" in err.ir_before and "arith.addi" not in err.ir_before
+    assert open(err.repro_path).read().startswith("// RUN: test-fail\n")
+    os.unlink(err.repro_path)

@@ -16,6 +16,8 @@ import textwrap
 from collections import defaultdict
 from typing import Any, Callable, Dict, List, Optional
 
+from ..runtime.dispatch import active_backend, cpu_backend
+from ..runtime.errors_launch import check_grid
 from .specialize import specialize_arg
 
 KNOWN_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
@@ -116,6 +118,10 @@ class JITFunction:
         self.used_global_vals: Dict[tuple, Any] = {}
         self._binder = None
         self.pre_run_hooks: List[Callable] = []
+        self._fast_cache: Dict[tuple, Any] = {}
+        # As upstream, TRITON_INTERPRET is read when the kernel is decorated.
+        from ..runtime import knobs
+        self.interpret = knobs.interpret()
         self._last_specialization: Dict[Any, tuple] = {}
         functools_update(self, fn)
 
@@ -189,32 +195,42 @@ class JITFunction:
 
     # ------------------------------------------------------------------ launch
     def run(self, *args, grid, warmup: bool = False, **kwargs):
-        from ..runtime.dispatch import active_backend
-        from ..runtime.errors_launch import check_grid
         for hook in self.pre_run_hooks:
             hook(*args, **kwargs)
-        options_kw = {k: kwargs.pop(k) for k in list(kwargs) if k in KNOWN_OPTIONS and
-                      k not in self.arg_names}
         bound_args, specialization, extra = self.bind(*args, **kwargs)
-        if extra:
-            name = next(iter(extra))
-            raise KeyError(f"Keyword argument {name} was specified but unrecognised")
-        backend = active_backend(bound_args)
-        options = backend.parse_options(options_kw, self)
-        key = str(specialization) + str(options)
+        backend = cpu_backend() if self.interpret else active_backend(bound_args)
         device = backend.device_key()
+        # Fast path: a hashable key of everything the slow key is made of. Most launches
+        # stop here: bind, one dict lookup, launch.
+        try:
+            fast_key = (specialization, tuple(extra.items()) if extra else (), device)
+            kernel = self._fast_cache.get(fast_key)
+        except TypeError:  # an unhashable constexpr value: take the slow path
+            fast_key, kernel = None, None
+        if kernel is None:
+            kernel = self._lookup_or_compile(backend, device, specialization, extra)
+            if fast_key is not None:
+                self._fast_cache[fast_key] = kernel
+        if kernel.used_global_vals:
+            self._check_globals(kernel)
+        if warmup:
+            return kernel
+        if callable(grid):
+            grid = grid(dict(zip(self.arg_names, bound_args), **extra))
+        kernel.run(check_grid(grid), bound_args, specialization)
+        return kernel
+
+    def _lookup_or_compile(self, backend, device, specialization, extra):
+        unknown = [k for k in extra if k not in KNOWN_OPTIONS]
+        if unknown:
+            raise KeyError(f"Keyword argument {unknown[0]} was specified but unrecognised")
+        options = backend.parse_options(extra, self)
+        key = str(specialization) + str(options)
         kernel = self.cache[device].get(key)
         if kernel is None:
             self._log_recompile(device, specialization)
             kernel = backend.compile(self, specialization, options)
             self.cache[device][key] = kernel
-        self._check_globals(kernel)
-        if warmup:
-            return kernel
-        if callable(grid):
-            grid = grid(dict(zip(self.arg_names, bound_args)))
-        grid = check_grid(grid)
-        kernel.run(grid, bound_args, specialization)
         return kernel
 
     def warmup(self, *args, grid, **kwargs):

@@ -20,8 +20,25 @@ DTYPE_NAMES = {
 }
 
 
+_DTYPE_STRINGS: Dict[Any, str] = {}
+
+
 def dtype_string(dt) -> str:
-    """Type string of a tensor-like's dtype (torch.dtype, numpy dtype, or tl.dtype)."""
+    """Type string of a tensor-like's dtype (torch.dtype, numpy dtype, or tl.dtype); the
+    answer is cached per dtype object because `str(numpy dtype)` costs microseconds."""
+    try:
+        return _DTYPE_STRINGS[dt]
+    except (KeyError, TypeError):
+        pass
+    s = _dtype_string_slow(dt)
+    try:
+        _DTYPE_STRINGS[dt] = s
+    except TypeError:
+        pass
+    return s
+
+
+def _dtype_string_slow(dt) -> str:
     from ..language.dtypes import dtype as tl_dtype
     if isinstance(dt, tl_dtype):
         return str(dt)

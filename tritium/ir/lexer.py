@@ -37,8 +37,9 @@ _TOKEN = re.compile("|".join([
     r"(?P<hex>0x[0-9A-Fa-f]+)",
     r"(?P<float>[0-9]+\.[0-9]*(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)",
     r"(?P<int>[0-9]+)",
-    # MLIR bare identifiers, plus the `-` that Triton's attribute names (`ttg.num-warps`) use.
-    r"(?P<id>[A-Za-z_][A-Za-z0-9_$.]*(?:-(?!>)[A-Za-z0-9_$.]*)*)",
+    # MLIR bare identifiers, plus what `attrs.format_named_attr` also prints unquoted: the
+    # `-` of Triton's attribute names (`ttg.num-warps`) and non-ASCII letters.
+    r"(?P<id>[^\W\d][\w$.]*(?:-(?!>)[\w$.]*)*)",
     r"(?P<punct>->|::|\.\.\.|[(){}\[\]<>,:=*?+\-|])",
 ]))
 _DIMS = re.compile(r"(?:(?:[0-9]+|\?)x)+")

@@ -135,6 +135,8 @@ def expand_dims_of_broadcast(op, rw):
     axis = op.attr("axis")
     from ..ir.types import TensorType
     src_t = x.type
+    if any(t.encoding is not None for t in (src_t, bc.results[0].type, op.results[0].type)):
+        return False  # the layout of the new expand_dims would need layout inference
     dims = list(src_t.shape)
     dims.insert(axis, 1)
     res_t = op.results[0].type

@@ -259,9 +259,12 @@ class PassManager:
         dump = self._dump_enabled(module)
         stream = self.dump_stream or sys.stderr
         verify = _verifier() if self.verify_each else None
+        # One copy of the input; the IR before a failing pass is rebuilt from it by
+        # replaying the passes that succeeded (they are deterministic), which is far
+        # cheaper than copying the module before every pass.
+        original = module.clone() if self.reproducer else None
         for idx, p in enumerate(self.passes):
             label = p.pipeline_text()
-            snapshot = module.clone() if self.reproducer else None
             if dump:
                 stream.write(f"// -----// IR Dump Before {label} //----- //\n")
                 stream.write(print_module(module))
@@ -274,7 +277,7 @@ class PassManager:
             except PassFailure:
                 raise
             except Exception as exc:
-                text = _safe_print(snapshot)
+                text = self._ir_before(original, idx)
                 path = self._write_repro(text, self.passes[idx:]) if text is not None else None
                 raise PassFailure(label, exc, text, path) from exc
             ms = (time.perf_counter() - t0) * 1e3
@@ -288,6 +291,17 @@ class PassManager:
             stream.write(self.timing_report())
             stream.flush()
         return module
+
+    def _ir_before(self, original: Optional[Operation], idx: int) -> Optional[str]:
+        if original is None:
+            return None
+        try:
+            for p in self.passes[:idx]:
+                p.run(original)
+        except Exception as exc:  # pragma: no cover - a pass that is not deterministic
+            return (f"// replaying the passes before the failing one raised {exc!r};\n"
+                    f"// this is the pipeline's input instead\n") + (_safe_print(original) or "")
+        return _safe_print(original)
 
     def timing_report(self) -> str:
         total = sum(ms for _, ms in self.timing_records) or 1e-9

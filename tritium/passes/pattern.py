@@ -287,30 +287,38 @@ class ConstantFolder:
     entry block, like MLIR's OperationFolder."""
 
     def __init__(self):
-        self.table: Dict[Tuple[int, Attr, Type], Operation] = {}
-        self.top: Dict[int, Operation] = {}  # scope block id → last hoisted constant
+        self.table: Dict[Tuple[Block, Attr, Type], Operation] = {}
+        self.hoisted: set = set()  # constants sitting in the head run of their scope block
+        self.top: Dict[Block, Operation] = {}  # last of that run, per scope block
 
-    def _key(self, block: Block, attr: Attr, type_: Type):
-        return (id(block), attr, type_)
+    def _seed(self, block: Block) -> None:
+        # Constants already at the head of the block count as hoisted, in their order.
+        if block in self.top:
+            return
+        last, cur = None, block.first
+        while cur is not None and cur.name == "arith.constant":
+            self.hoisted.add(cur)
+            last, cur = cur, cur.next
+        self.top[block] = last
 
     def _place(self, block: Block, op: Operation) -> None:
-        last = self.top.get(id(block))
-        if last is not None and last.parent is block and last is not op:
-            if op.parent is not None:
-                op.remove_from_parent()
-            block.insert_after(op, last)
-        elif last is not op:
-            if op.parent is not None:
-                if block.first is op:
-                    self.top[id(block)] = op
-                    return
-                op.remove_from_parent()
+        last = self.top.get(block)
+        if last is None or last.parent is not block or last is op:
+            last, cur = None, block.first
+            while cur is not None and cur in self.hoisted and cur is not op:
+                last, cur = cur, cur.next
+        if op.parent is not None:
+            op.remove_from_parent()
+        if last is None:
             block.prepend(op)
-        self.top[id(block)] = op
+        else:
+            block.insert_after(op, last)
+        self.top[block] = op
+        self.hoisted.add(op)
 
-    def get_or_create(self, block: Block, attr: Attr, type_: Type, loc,
-                      rewriter: Rewriter) -> Value:
-        key = self._key(block, attr, type_)
+    def get_or_create(self, block: Block, attr: Attr, type_: Type, loc) -> Value:
+        self._seed(block)
+        key = (block, attr, type_)
         op = self.table.get(key)
         if op is not None and op.parent is block:
             return op.results[0]
@@ -320,36 +328,26 @@ class ConstantFolder:
         return op.results[0]
 
     def insert_known(self, op: Operation, rewriter: Rewriter) -> bool:
-        """Unique an existing constant; True when it was replaced by an earlier one."""
+        """Unique and hoist an existing constant; True when the IR changed."""
         block = scope_block(op)
         if block is None:
             return False
-        attr = op.attributes.get("value")
-        key = self._key(block, attr, op.results[0].type)
-        known = self.table.get(key)
+        self._seed(block)
+        key = (block, op.attributes.get("value"), op.results[0].type)
+        try:
+            known = self.table.get(key)
+        except TypeError:  # an attribute without a hash (opaque text): leave it be
+            return False
         if known is op:
             return False
         if known is not None and known.parent is block:
             rewriter.replace_op(op, known.results)
             return True
         self.table[key] = op
-        moved = op.parent is not block or not self._in_prefix(block, op)
-        if moved:
-            self._place(block, op)
-        return moved
-
-    def _in_prefix(self, block: Block, op: Operation) -> bool:
-        # Already among the hoisted constants at the head of the block?
-        cur = block.first
-        while cur is not None and cur.name == "arith.constant":
-            if cur is op:
-                last = self.top.get(id(block))
-                if last is None or last.parent is not block or \
-                        block.index_of(last) < block.index_of(op):
-                    self.top[id(block)] = op
-                return True
-            cur = cur.next
-        return False
+        if op in self.hoisted and op.parent is block:
+            return False
+        self._place(block, op)
+        return True
 
 
 # ---------------------------------------------------------------- the driver
@@ -475,7 +473,7 @@ class GreedyDriver:
         block = scope_block(op) if self.hoist_constants else None
         if block is None:
             return self.rewriter.create1("arith.constant", [], type_, {"value": attr})
-        v = self.folder.get_or_create(block, attr, type_, op.loc, self.rewriter)
+        v = self.folder.get_or_create(block, attr, type_, op.loc)
         self.push(v.owner_op)
         return v
 

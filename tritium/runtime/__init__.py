@@ -1,9 +1,12 @@
 """Run-time pieces under upstream's names: `triton.runtime.driver`, `Autotuner`, ..."""
 from .autotuner import Autotuner, Config, Heuristics, KernelInterface, autotune, heuristics  # noqa
-from ..frontend.jit import JITFunction  # noqa
 
 
 def __getattr__(name):
+    # Lazy: the JIT itself imports from this package.
+    if name == "JITFunction":
+        from ..frontend.jit import JITFunction
+        return JITFunction
     if name in ("OutOfResources", "InterpreterError", "PTXASError", "TritonError"):
         from . import errors
         return getattr(errors, name)

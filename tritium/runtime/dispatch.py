@@ -15,7 +15,13 @@ def cpu_backend():
     return _CPU
 
 
+_SCALARS = (int, float, bool, type(None), str)
+
+
 def _is_on_gpu(arg) -> bool:
+    is_cuda = getattr(arg, "is_cuda", None)  # torch: a cheap property
+    if is_cuda is not None:
+        return bool(is_cuda)
     dev = getattr(arg, "device", None)
     if dev is not None:
         return getattr(dev, "type", str(dev)) == "cuda"
@@ -23,9 +29,13 @@ def _is_on_gpu(arg) -> bool:
 
 
 def active_backend(bound_args):
-    if knobs.interpret():
-        return cpu_backend()
-    if any(_is_on_gpu(a) for a in bound_args):
-        from ..backends.nvidia.backend import cuda_backend
-        return cuda_backend()
+    """The first tensor-like argument decides: on a GPU, the GPU backend; else the CPU."""
+    for a in bound_args:
+        if type(a) in _SCALARS:
+            continue
+        if _is_on_gpu(a):
+            from ..backends.nvidia.backend import cuda_backend
+            return cuda_backend()
+        if hasattr(a, "data_ptr") or hasattr(a, "__array_interface__"):
+            return cpu_backend()
     return cpu_backend()

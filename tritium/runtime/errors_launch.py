@@ -4,6 +4,13 @@ from __future__ import annotations
 
 def check_grid(grid):
     """Pad a grid to three dims and insist on non-negative integers."""
+    if type(grid) is tuple:  # the common case, kept cheap
+        n = len(grid)
+        if n == 3 and type(grid[0]) is int and type(grid[1]) is int and type(grid[2]) is int \
+                and grid[0] >= 0 and grid[1] >= 0 and grid[2] >= 0:
+            return grid
+        if n == 1 and type(grid[0]) is int and grid[0] >= 0:
+            return (grid[0], 1, 1)
     if isinstance(grid, int) or hasattr(grid, "__index__") and not isinstance(grid, (tuple, list)):
         grid = (grid,)
     if not isinstance(grid, (tuple, list)) or not 1 <= len(grid) <= 3:

@@ -138,7 +138,8 @@ class Memory:
             view, base = self.buffers[i].view(dt)
             rel = addrs - base
             if k > 1:
-                if (rel & (k - 1)).any():
+                # One OR-reduction (no temporary) finds any lane with low address bits set.
+                if int(np.bitwise_or.reduce(rel, axis=None)) & (k - 1):
                     bad = addrs[(rel & (k - 1)) != 0][0]
                     self._fail(int(bad), k, what, loc, misaligned=True)
                 rel >>= (k.bit_length() - 1)

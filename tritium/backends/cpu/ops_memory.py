@@ -28,9 +28,11 @@ def _addptr(pc, op):
     size = storage_dtype(_pointee(op.operand(0).type)).itemsize
 
     def run(env, ptr, off):
-        if size == 1:
-            return ptr + off.astype(np.int64, copy=False)
-        return ptr + np.multiply(off, size, dtype=np.int64)
+        r = off.astype(np.int64) if size == 1 else np.multiply(off, size, dtype=np.int64)
+        if r.shape == ptr.shape or r.shape == np.broadcast_shapes(r.shape, ptr.shape):
+            r += ptr                      # in place: one temporary instead of two
+            return r
+        return ptr + r
     return run
 
 
