@@ -44,7 +44,7 @@ def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.con
     tl.store(out_ptr + row * out_stride + cols, num / den, mask=mask)  # noqa: F821
 
 
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K: tl.constexpr, stride_am, stride_ak, stride_bk, stride_bn,
                   stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,  # noqa: F821
                   BK: tl.constexpr):  # noqa: F821
     pid_m = tl.program_id(0)  # noqa: F821
@@ -55,9 +55,11 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :] * stride_ak
     b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :] * stride_bn
     acc = tl.zeros((BM, BN), dtype=tl.float32)  # noqa: F821
-    for k in range(0, tl.cdiv(K, BK)):  # noqa: F821
-        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)  # noqa: F821
-        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)  # noqa: F821
+    # K is a constexpr because upstream's 3.6 interpreter cannot `range` over a runtime int
+    # with numpy >= 2 (int() of a 1-element array); the loop is uniform either way.
+    for k in range(0, K, BK):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k, other=0.0)  # noqa: F821
+        b = tl.load(b_ptrs, mask=rk[:, None] < K - k, other=0.0)  # noqa: F821
         acc += tl.dot(a, b)  # noqa: F821
         a_ptrs += BK * stride_ak
         b_ptrs += BK * stride_bk

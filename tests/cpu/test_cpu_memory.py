@@ -32,15 +32,27 @@ def store_at_offsets(elt=f32, line=42):
 def test_out_of_bounds_store_names_kernel_and_line_and_writes_nothing():
     m = store_at_offsets(line=42)
     idx = np.arange(16, dtype=np.int32)
-    idx[9] = 100                            # past the end of a 16-element buffer
+    idx[9] = 1 << 26                        # far past the end of a 16-element buffer
     val = np.arange(16, dtype=np.float32) + 1
     out = np.zeros(16, np.float32)
     with pytest.raises(OutOfBoundsError) as ei:
         launch(m, "scatter_kernel", (1,), [idx, val, out])
     msg = str(ei.value)
     assert "scatter_kernel" in msg and "test_kernel.py:42" in msg
-    assert "byte offset 400" in msg        # 100 * 4 bytes from the start of the buffer
+    assert "byte offset" in msg and "argument" in msg
     assert (out == 0).all()                 # checked before any write
+
+
+def test_describe_names_the_buffer_below():
+    mem = Memory("k")
+    mem.register_range(1 << 40, 64, "argument 0")      # views are made, memory is not read
+    mem.register_range((1 << 40) + 4096, 16, "argument 1")
+    assert mem.describe((1 << 40) + 100) == (
+        "byte offset 100 from the start of argument 0, which is 64 bytes: 36 bytes past its end")
+    assert "argument 1" in mem.describe((1 << 40) + 5000)
+    assert "byte offset -8 from the start of argument 0" in mem.describe((1 << 40) - 8)
+    with pytest.raises(OutOfBoundsError, match="kernel 'k': out-of-bounds load at address"):
+        mem.gather(np.array([(1 << 40) + 64], np.int64), np.dtype(np.float32), None)
 
 
 def test_masked_off_lanes_never_touch_memory():
@@ -58,7 +70,8 @@ def test_masked_off_lanes_never_touch_memory():
 def test_out_of_bounds_load_and_null_pointer():
     def build(k, x, o):
         k.at(7)
-        v = k.load(k.addptr(x, k.arange(0, 32)))
+        far = k.bin("muli", k.arange(0, 32), k.const(1 << 22, tensor([32], i32)))
+        v = k.load(k.addptr(x, far))              # lanes >= 1 land 16 MiB apart
         k.store(k.addptr(o, k.arange(0, 32)), v)
     m = simple_kernel("loader", [ptr(f32), ptr(f32)], build)
     with pytest.raises(OutOfBoundsError, match=r"out-of-bounds load.*test_kernel.py:7"):

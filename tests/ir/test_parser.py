@@ -13,7 +13,7 @@ from tritium.ir.attrs import (ArrayAttr, BoolAttr, DenseArrayAttr, DenseElements
 from tritium.ir.builder import Builder
 from tritium.ir.core import Block, Location, UnknownLoc, make_module, module_body
 from tritium.ir.ops import CMPF_PREDICATES, CMPI_PREDICATES, INPUT_PRECISIONS
-from tritium.ir.parser import (_FORMATS, OpaqueEncoding, OpaqueType, ParseError, parse_attr,
+from tritium.ir.parser import (FORMATS, OpaqueEncoding, OpaqueType, ParseError, parse_attr,
                                parse_module, parse_op, parse_type)
 from tritium.ir.printer import ARROW_OPS, BINARY_OPS, CAST_OPS, Printer, print_module, print_op
 from tritium.ir.verifier import verify
@@ -183,6 +183,9 @@ def test_constants_names_and_values():
         for t in (T.f16, T.bf16, T.f32, T.f64):
             b.constant(v, t)
             b.constant(v, T.TensorType((4,), t))
+    for name in ("f8E4M3FN", "f8E5M2"):  # fp8 NaN/inf print as hex too
+        for v in (float("nan"), float("inf"), -1.5):
+            b.constant(v, T.FloatType(name))
     for v, t in [(0, T.i32), (-1, T.i32), (2**63 - 1, T.i64), (-2**63, T.i64), (1, T.i1),
                  (0, T.i1), (255, T.i8), (7, T.i16)]:
         b.constant(v, t)
@@ -709,7 +712,7 @@ def test_parse_op_with_outside_values():
 
 def test_every_printer_format_has_a_parser():
     custom = {n[3:] for n in dir(Printer) if n.startswith("_p_")}
-    parsed = {n.replace(".", "_") for n in _FORMATS}
+    parsed = {n.replace(".", "_") for n in FORMATS}
     assert custom <= parsed, custom - parsed
     assert not (BINARY_OPS & CAST_OPS) and not (BINARY_OPS & ARROW_OPS)
 

@@ -108,14 +108,14 @@ def _canonical(a):
 
 
 @given(types)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 def test_types_roundtrip(t):
     assert parse_type(str(t)) == t
     assert str(parse_type(str(t))) == str(t)
 
 
 @given(attrs)
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 def test_attributes_roundtrip(a):
     text = str(a)
     back = parse_attr(text)
@@ -124,7 +124,7 @@ def test_attributes_roundtrip(a):
 
 
 @given(float_attrs())
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 def test_float_constants_keep_their_bits(a):
     m = make_module()
     b = Builder(module_body(m))
@@ -162,7 +162,7 @@ def _cast_op(src, dst):
 
 
 @given(st.data())
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_random_elementwise_programs(data):
     shape = data.draw(st.sampled_from([(), (16,), (4, 8)]))
     shaped = lambda elt: T.tensor_of(shape, elt)  # noqa: E731

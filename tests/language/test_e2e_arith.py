@@ -194,3 +194,27 @@ def test_pointer_arithmetic(rng):
     out = np.zeros(20, np.float32)
     pointer_arith_kernel[(1,)](x, out, 20, BLOCK=32)
     np.testing.assert_array_equal(out, x[::-1])
+
+
+@triton.jit
+def bf16_kernel(x_ptr, y_ptr, o_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(o_ptr + offs * 4 + 0, x + y)          # bf16 + bf16 stays bf16
+    tl.store(o_ptr + offs * 4 + 1, x * 2.0)        # a float scalar does not widen it
+    tl.store(o_ptr + offs * 4 + 2, x / y)          # division runs in fp32
+    tl.store(o_ptr + offs * 4 + 3, tl.maximum(x, y))
+
+
+def test_bfloat16_arithmetic(rng):
+    torch = pytest.importorskip("torch")
+    x = torch.from_numpy(rng.uniform(-4, 4, 16).astype(np.float32)).to(torch.bfloat16)
+    y = torch.from_numpy(rng.uniform(0.5, 4, 16).astype(np.float32)).to(torch.bfloat16)
+    out = torch.zeros(16 * 4, dtype=torch.float32)
+    bf16_kernel[(1,)](x, y, out, BLOCK=16)
+    o = out.reshape(16, 4).T
+    torch.testing.assert_close(o[0], (x + y).float(), rtol=0, atol=0)
+    torch.testing.assert_close(o[1], (x * 2).float(), rtol=0, atol=0)
+    torch.testing.assert_close(o[2], x.float() / y.float(), rtol=0, atol=0)
+    torch.testing.assert_close(o[3], torch.maximum(x, y).float(), rtol=0, atol=0)

@@ -6,8 +6,7 @@ out-of-range float→int) the op must simply stay."""
 import math
 
 import numpy as np
-import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tritium.ir import types as T
 from tritium.ir.attrs import IntegerAttr, StringAttr, TypeAttr

@@ -6,7 +6,7 @@ import pytest
 
 from tritium.ir import types as T
 from tritium.ir.builder import Builder
-from tritium.ir.core import Operation, make_module, module_body
+from tritium.ir.core import make_module, module_body
 from tritium.ir.attrs import StringAttr, TypeAttr
 from tritium.passes import (PASS_REGISTRY, Pass, PassError, PassFailure, PassManager,
                             make_ttir_pipeline, parse_pipeline, register_pass,
@@ -199,3 +199,12 @@ def test_pass_failure_replays_the_passes_before():
     assert "tt.return %arg0" in err.ir_before and "arith.addi" not in err.ir_before
     assert open(err.repro_path).read().startswith("// RUN: test-fail\n")
     os.unlink(err.repro_path)
+
+
+@pytest.mark.skipif(_verifier() is None, reason="tritium.ir.verifier not available")
+def test_verify_each_checks_the_input():
+    m, _ = kernel()
+    PassManager([BreakIR()]).run(m)
+    with pytest.raises(PassFailure) as info:
+        PassManager("cse", verify_each=True).run(m)
+    assert info.value.pass_name == "(input)"

@@ -45,10 +45,11 @@ class TypedOpaqueAttr(OpaqueAttr):
     type: T.Type = None
 
 
-_SIMPLE_TENSOR = re.compile(
-    r"tensor<(?:[0-9]+x)*(?:[a-z][a-z0-9]*|!tt\.ptr<[a-z][a-z0-9]*>)(?:, #[A-Za-z_][A-Za-z0-9_$.]*)?>")
+_SIMPLE_TENSOR = re.compile(r"tensor<(?:[0-9]+x)*(?:[a-z][a-z0-9]*|!tt\.ptr<[a-z][a-z0-9]*>)"
+                            r"(?:, #[A-Za-z_][A-Za-z0-9_$.]*)?>")
 _INT_TYPE = re.compile(r"i([0-9]+)")
-_SPLAT = re.compile(r"\s*(?:(true|false)|(-?)(0x[0-9A-Fa-f]+)|(-?[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?))\s*")
+_SPLAT = re.compile(r"\s*(?:(true|false)|(-?)(0x[0-9A-Fa-f]+)|"
+                    r"(-?[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?))\s*")
 _ALIAS_REF = re.compile(r"#[A-Za-z_][A-Za-z0-9_$.]*")
 _MNEMONIC_ALIAS = {"nvidia_mma": "mma", "amd_mfma": "mma", "amd_wmma": "mma",
                    "swizzled_shared": "shared", "nvmma_shared": "shared",
@@ -64,10 +65,11 @@ def bits_to_float(bits: int, type_: T.Type) -> float:
         return _struct.unpack("<f", _struct.pack("<I", bits & 0xFFFFFFFF))[0]
     if type_.name == "bf16":
         return _struct.unpack("<f", _struct.pack("<I", (bits & 0xFFFF) << 16))[0]
-    import numpy as np
     if type_.name == "f16":
+        import numpy as np
         return float(np.array(bits & 0xFFFF, np.uint16).view(np.float16))
-    raise ValueError(f"hexadecimal literals of {type_} are not supported")
+    # fp8: `attrs.float_bits` writes the f32 bit pattern of the value; read it back the same way
+    return _struct.unpack("<f", _struct.pack("<I", bits & 0xFFFFFFFF))[0]
 
 
 def mnemonic_alias(text: str) -> str:
@@ -77,12 +79,18 @@ def mnemonic_alias(text: str) -> str:
     return _MNEMONIC_ALIAS.get(base, base)
 
 
+_LAYOUT_PARSER: list = []
+
+
 def _layout_parser():
-    try:
-        from tritium.gpu.layouts import parse_layout_attr
-        return parse_layout_attr
-    except Exception:  # the layouts module is optional here
-        return None
+    """`tritium.gpu.layouts.parse_layout_attr`, or None where that module is missing."""
+    if not _LAYOUT_PARSER:
+        try:
+            from tritium.gpu.layouts import parse_layout_attr
+        except Exception:  # the layouts module is optional here
+            parse_layout_attr = None
+        _LAYOUT_PARSER.append(parse_layout_attr)
+    return _LAYOUT_PARSER[0]
 
 
 class AsmReader:
@@ -96,6 +104,7 @@ class AsmReader:
         self.type_aliases: dict = {}      # "!name" -> Type
         self.loc_aliases: dict = {}       # "#loc3" -> location (maybe unresolved tree)
         self._type_cache: dict = {}
+        self._attr_cache: dict = {}
 
     # -- tokens
     def peek(self) -> Token:
@@ -167,8 +176,8 @@ class AsmReader:
                 return T.NoneType()
             if text in ("vector", "memref", "complex", "tuple") and self.at("<"):
                 return OpaqueType(text + self.lex.balanced())
-            if text in ("index", "tf32", "f80", "f128") or text.startswith("f8") or text.startswith("f6") \
-                    or text.startswith("f4") or re.fullmatch(r"[su]i[0-9]+", text):
+            if text in ("index", "tf32", "f80", "f128") or text.startswith(("f8", "f6", "f4")) \
+                    or re.fullmatch(r"[su]i[0-9]+", text):
                 return OpaqueType(text)
             raise self.error(f"unknown type '{text}'", tok)
         if kind == "bang":
@@ -393,14 +402,20 @@ class AsmReader:
         raise self.error(f"undefined attribute alias '{name}'", tok)
 
     def dialect_attr(self, text: str, alias_base: str) -> Attr:
-        if text.startswith("#ttg."):
-            parse_layout = _layout_parser()
-            if parse_layout is not None:
-                try:
-                    return parse_layout(text)
-                except Exception:
-                    pass
-        return OpaqueEncoding(text, alias_base)
+        """A `#dialect.name<...>` attribute: a layout when `tritium.gpu.layouts` can read
+        it, otherwise its text."""
+        key = (text, alias_base)
+        attr = self._attr_cache.get(key)
+        if attr is None:
+            parse_layout = _layout_parser() if text.startswith("#ttg.") else None
+            try:
+                attr = parse_layout(text) if parse_layout is not None else None
+            except Exception:
+                attr = None
+            if attr is None:
+                attr = OpaqueEncoding(text, alias_base)
+            self._attr_cache[key] = attr
+        return attr
 
     def expand_aliases(self, text: str) -> str:
         if "#" not in text[1:] or not self.alias_text:

@@ -4,40 +4,30 @@
     parse_op(text, values=None) -> one Operation (`values` binds names it uses from outside)
     parse_type(text) / parse_attr(text)
 
-A recursive-descent parser over `lexer.Lexer`; the type, attribute and location grammars
-live in `attr_parser.AsmReader`. Values are bound by name in scopes that follow the region nesting;
-IsolatedFromAbove ops (tt.func, module) start a fresh name table. A use before the definition
-gets a placeholder value that the definition replaces (use-lists included), so forward
-references within a region parse. Errors are `ParseError`s whose message starts `line:col:`.
+A recursive-descent parser over `lexer.Lexer`: the type, attribute and location grammars
+live in `attr_parser.AsmReader`, the ops' custom formats in `asm_formats.py`. Values are
+bound by name in scopes that follow the region nesting; IsolatedFromAbove ops (tt.func,
+module) start a fresh name table. A use before the definition gets a placeholder value
+that the definition replaces (use-lists included), so forward references within a region
+parse. Errors are `ParseError`s whose message starts `line:col:`.
 """
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional
+from typing import Dict, List, Optional
 
 from . import types as T
-from .attrs import (ArrayAttr, BoolAttr, DictAttr, IntegerAttr, StringAttr, SymbolRefAttr,
-                    TypeAttr, i32_attr)
-from .core import Block, Operation, Region, Value, make_module
+from .asm_formats import FORMATS, CustomFormats
 from .attr_parser import (AsmReader, OpaqueEncoding, OpaqueType, ParseError, Token,  # noqa: F401
-                          TypedOpaqueAttr, describe)
-from .ops import (CACHE_MODIFIERS, CMPF_PREDICATES, CMPI_PREDICATES, EVICTION_POLICIES,
-                  INPUT_PRECISIONS, PROGRAM_AXES, lookup)
-from .printer import ARROW_OPS, BINARY_OPS, CAST_OPS
+                          describe)
+from .attrs import BoolAttr, IntegerAttr
+from .core import Block, Operation, Region, Value, make_module
+from .ops import lookup
 
 __all__ = ["parse_module", "parse_op", "parse_type", "parse_attr", "ParseError", "Parser",
-           "OpaqueType", "OpaqueEncoding"]
+           "OpaqueType", "OpaqueEncoding", "FORMATS"]
 
-_FORMATS: Dict[str, Callable] = {}
 _DEFINES = re.compile(r"\s*(?::\s*[0-9]+\s*)?=")
-
-
-def _format(*names: str):
-    def register(fn):
-        for n in names:
-            _FORMATS[n] = fn
-        return fn
-    return register
 
 
 class _Frame:
@@ -51,17 +41,7 @@ class _Frame:
         self.scopes: List[List[str]] = [[]]
 
 
-def pointee_shaped(ptr_type: T.Type) -> Optional[T.Type]:
-    """What `tt.load` of `ptr_type` yields: the pointee, shaped like the pointer tensor."""
-    elt = ptr_type.element_type
-    if not isinstance(elt, T.PointerType):
-        return None
-    if isinstance(elt.pointee, T.TensorType) and not isinstance(ptr_type, T.TensorType):
-        return elt.pointee  # block pointer
-    return T.with_element(ptr_type, elt.pointee)
-
-
-class Parser(AsmReader):
+class Parser(CustomFormats, AsmReader):
     def __init__(self, text: str, values: Optional[Dict[str, Value]] = None):
         super().__init__(text)
         self.frames: List[_Frame] = [_Frame()]
@@ -169,17 +149,10 @@ class Parser(AsmReader):
         if tok.kind == "string":
             op = self.parse_generic()
         elif tok.kind == "id":
-            fmt = _FORMATS.get(tok.text)
+            fmt = FORMATS.get(tok.text)
             if fmt is None:
-                if tok.text in BINARY_OPS:
-                    fmt = Parser._binary
-                elif tok.text in CAST_OPS:
-                    fmt = Parser._cast
-                elif tok.text in ARROW_OPS:
-                    fmt = Parser._arrow
-                else:
-                    raise self.error(f"unknown operation '{tok.text}' (no custom format known; "
-                                     f"write it in the generic form \"{tok.text}\"(...))", tok)
+                raise self.error(f"unknown operation '{tok.text}' (no custom format known; "
+                                 f"write it in the generic form \"{tok.text}\"(...))", tok)
             self.next()
             op = fmt(self, tok.text)
         else:
@@ -286,345 +259,6 @@ class Parser(AsmReader):
         self.expect(":", "after the block label")
         return block
 
-    @staticmethod
-    def _implicit_yield(region: Region) -> None:
-        """MLIR elides an operand-less `scf.yield`; put it back."""
-        for block in region.blocks[:1]:
-            last = block.last
-            if last is None or "Terminator" not in lookup(last.name).traits:
-                block.append(Operation("scf.yield"))
-
-    # ---------------------------------------------------------------- custom formats
-    @_format("module", "builtin.module")
-    def _module(self, name):
-        attrs = {}
-        if self.peek().kind == "at":
-            attrs["sym_name"] = StringAttr(self.next().text[1:])
-        if self.accept("attributes"):
-            attrs.update(self.parse_dict().value)
-        region = self.parse_region(isolated=True, need_block=True)
-        return self.make_op("builtin.module", [], [], attrs, [region])
-
-    @_format("tt.func")
-    def _func(self, name):
-        vis = None
-        if self.peek().kind == "id" and self.peek().text in ("public", "private", "nested"):
-            vis = self.next().text
-        sym = self.expect_kind("at", "a function name")
-        self.expect("(", "opening the parameter list")
-        declaration = self.peek().kind != "value" and not self.at(")")
-
-        def param():
-            t = None if declaration else self.value_tok()
-            if t is not None:
-                self.expect(":", "after a parameter name")
-            ty = self.parse_type()
-            d = self.parse_dict() if self.at("{") else DictAttr(())
-            self.parse_opt_loc()
-            return t, ty, d
-        params = self.comma_list(param, ")")
-        results = []
-        if self.accept("->"):
-            def result():
-                return self.parse_type(), (self.parse_dict() if self.at("{") else DictAttr(()))
-            results = (self.comma_list(result, ")") if self.accept("(")
-                       else [(self.parse_type(), DictAttr(()))])
-        fname = sym.text[1:]
-        if fname.startswith('"'):
-            fname = self.string_value(Token("string", fname, sym.start, sym.end))
-        ftype = T.FunctionType(tuple(p[1] for p in params), tuple(r[0] for r in results))
-        attrs = {"sym_name": StringAttr(fname), "function_type": TypeAttr(ftype)}
-        if vis is not None:
-            attrs["sym_visibility"] = StringAttr(vis)
-        if any(p[2].value for p in params):
-            attrs["arg_attrs"] = ArrayAttr(tuple(p[2] for p in params))
-        if any(r[1].value for r in results):
-            attrs["res_attrs"] = ArrayAttr(tuple(r[1] for r in results))
-        if self.accept("attributes"):
-            attrs.update(self.parse_dict().value)
-        if declaration or not self.at("{"):
-            return self.make_op("tt.func", [], [], attrs, [Region()])
-        region = self.parse_region(args=[(p[0], p[1]) for p in params], isolated=True)
-        return self.make_op("tt.func", [], [], attrs, [region])
-
-    def _typed_operands(self, toks):
-        if not toks:
-            return []
-        self.expect(":", "before the operand types")
-        return [self.use(t, ty) for t, ty in zip(toks, self.type_list(len(toks)))]
-
-    @_format("tt.return", "scf.yield", "tt.reduce.return", "tt.scan.return")
-    def _return_like(self, name):
-        attrs = self.parse_opt_attr_dict()
-        toks = self.value_list()
-        attrs.update(self.parse_opt_attr_dict())
-        return self.make_op(name, self._typed_operands(toks), [], attrs)
-
-    @_format("scf.condition")
-    def _condition(self, name):
-        self.expect("(")
-        cond = self.use(self.value_tok(), T.i1, strict=False)
-        self.expect(")")
-        attrs = self.parse_opt_attr_dict()
-        rest = self._typed_operands(self.value_list())
-        return self.make_op(name, [cond] + rest, [], attrs)
-
-    @_format("arith.constant")
-    def _constant(self, name):
-        attrs = self.parse_opt_attr_dict()
-        tok = self.peek()
-        value = self.parse_attr()
-        if isinstance(value, BoolAttr):
-            value = IntegerAttr(int(value.value), T.i1)
-        type_ = getattr(value, "type", None)
-        if not isinstance(type_, T.Type):
-            raise self.error(f"arith.constant needs a typed value, found {value}", tok)
-        attrs["value"] = value
-        return self.make_op(name, [], [type_], attrs)
-
-    @_format("arith.cmpi", "arith.cmpf")
-    def _cmp(self, name):
-        table = CMPI_PREDICATES if name == "arith.cmpi" else CMPF_PREDICATES
-        tok = self.next()
-        if tok.text not in table:
-            raise self.error(f"unknown {name} predicate {describe(tok)}", tok)
-        self.expect(",")
-        a = self.value_tok()
-        self.expect(",")
-        b = self.value_tok()
-        attrs = self.parse_opt_attr_dict()
-        self.expect(":")
-        ty = self.parse_type()
-        attrs["predicate"] = IntegerAttr(table.index(tok.text), T.i64)
-        return self.make_op(name, [self.use(a, ty), self.use(b, ty)],
-                            [T.with_element(ty, T.i1)], attrs)
-
-    @_format("arith.select")
-    def _select(self, name):
-        toks = self.value_list()
-        if len(toks) != 3:
-            raise self.error(f"arith.select takes 3 operands, found {len(toks)}")
-        attrs = self.parse_opt_attr_dict()
-        self.expect(":")
-        ty = self.parse_type()
-        cond_ty = T.i1
-        if self.accept(","):
-            cond_ty, ty = ty, self.parse_type()
-        ops = [self.use(toks[0], cond_ty), self.use(toks[1], ty), self.use(toks[2], ty)]
-        return self.make_op(name, ops, [ty], attrs)
-
-    def _binary(self, name):
-        toks = self.value_list()
-        attrs = self.parse_opt_attr_dict()
-        self.expect(":", f"before the type of {name}")
-        ty = self.parse_type()
-        return self.make_op(name, [self.use(t, ty) for t in toks], [ty], attrs)
-
-    def _cast(self, name):
-        tok = self.value_tok()
-        attrs = self.parse_opt_attr_dict()
-        self.expect(":")
-        src = self.parse_type()
-        self.expect("to", f"in {name}")
-        return self.make_op(name, [self.use(tok, src)], [self.parse_type()], attrs)
-
-    def _arrow(self, name):
-        toks = self.value_list()
-        attrs = self.parse_opt_attr_dict()
-        self.expect(":")
-        ins = self.type_list(len(toks))
-        self.expect("->", f"in {name}")
-        outs = [self.parse_type()]
-        while self.accept(","):
-            outs.append(self.parse_type())
-        return self.make_op(name, [self.use(t, ty) for t, ty in zip(toks, ins)], outs, attrs)
-
-    @_format("tt.get_program_id", "tt.get_num_programs")
-    def _program_id(self, name):
-        attrs = {}
-        tok = self.peek()
-        if tok.kind == "id" and tok.text in PROGRAM_AXES:
-            attrs["axis"] = i32_attr(PROGRAM_AXES.index(self.next().text))
-        attrs.update(self.parse_opt_attr_dict())
-        self.expect(":")
-        return self.make_op(name, [], [self.parse_type()], attrs)
-
-    @_format("tt.make_range")
-    def _make_range(self, name):
-        attrs = self.parse_opt_attr_dict()
-        self.expect(":")
-        return self.make_op(name, [], [self.parse_type()], attrs)
-
-    @_format("tt.addptr")
-    def _addptr(self, name):
-        toks = self.value_list()
-        if len(toks) != 2:
-            raise self.error(f"tt.addptr takes 2 operands, found {len(toks)}")
-        attrs = self.parse_opt_attr_dict()
-        self.expect(":")
-        pty, oty = self.type_list(2)
-        return self.make_op(name, [self.use(toks[0], pty), self.use(toks[1], oty)], [pty], attrs)
-
-    @_format("tt.load", "tt.store")
-    def _memory(self, name):
-        start = self.peek()
-        toks = self.value_list()
-        is_load = name == "tt.load"
-        lo, hi = (1, 3) if is_load else (2, 3)
-        if not lo <= len(toks) <= hi:
-            raise self.error(f"{name} takes {lo} to {hi} operands, found {len(toks)}", start)
-        attrs = {}
-        while True:
-            if self.accept("cacheModifier"):
-                self.expect("=")
-                tok = self.next()
-                key = "" if tok.text == "none" else "." + tok.text
-                if key not in CACHE_MODIFIERS:
-                    raise self.error(f"unknown cache modifier {describe(tok)}", tok)
-                attrs["cache"] = i32_attr(CACHE_MODIFIERS[key])
-            elif self.accept("evictionPolicy"):
-                self.expect("=")
-                tok = self.next()
-                key = "" if tok.text == "evict_normal" else tok.text
-                if key not in EVICTION_POLICIES:
-                    raise self.error(f"unknown eviction policy {describe(tok)}", tok)
-                attrs["evict"] = i32_attr(EVICTION_POLICIES[key])
-            else:
-                break
-        attrs.update(self.parse_opt_attr_dict())
-        self.expect(":")
-        ptr_tok = self.peek()
-        pty = self.parse_type()
-        value_ty = pointee_shaped(pty)
-        if value_ty is None:
-            raise self.error(f"{name} needs a pointer type, found {pty}", ptr_tok)
-        mask_ty = T.with_element(pty, T.i1)
-        if is_load:
-            types = [pty, mask_ty, value_ty]
-        else:
-            types = [pty, value_ty, mask_ty]
-        operands = [self.use(toks[0], pty)] + [self.use(t, ty, strict=False)
-                                               for t, ty in zip(toks[1:], types[1:])]
-        attrs.setdefault("cache", i32_attr(1))
-        attrs.setdefault("evict", i32_attr(1))
-        if is_load:
-            attrs.setdefault("isVolatile", BoolAttr(False))
-        return self.make_op(name, operands, [value_ty] if is_load else [], attrs)
-
-    @_format("tt.dot")
-    def _dot(self, name):
-        toks = [self.value_tok()]
-        for _ in range(2):
-            self.expect(",", "between tt.dot operands")
-            toks.append(self.value_tok())
-        attrs = {}
-        if self.accept(","):
-            self.expect("inputPrecision")
-            self.expect("=")
-            tok = self.next()
-            if tok.text not in INPUT_PRECISIONS:
-                raise self.error(f"unknown input precision {describe(tok)}", tok)
-            attrs["inputPrecision"] = i32_attr(INPUT_PRECISIONS[tok.text])
-        attrs.update(self.parse_opt_attr_dict())
-        attrs.setdefault("inputPrecision", i32_attr(0))
-        self.expect(":")
-        a = self.parse_type()
-        self.expect("*", "between tt.dot operand types")
-        b = self.parse_type()
-        self.expect("->")
-        d = self.parse_type()
-        ops = [self.use(toks[0], a), self.use(toks[1], b), self.use(toks[2], d)]
-        return self.make_op(name, ops, [d], attrs)
-
-    @_format("tt.call")
-    def _call(self, name):
-        callee = self.expect_kind("at", "a callee symbol")
-        self.expect("(")
-        toks = self.comma_list(self.value_tok, ")")
-        attrs = self.parse_opt_attr_dict()
-        self.expect(":")
-        if not self.at("("):
-            raise self.error("expected the callee's function type")
-        ftype = self.parse_type()
-        if len(ftype.inputs) != len(toks):
-            raise self.error(f"tt.call has {len(toks)} operands but its type lists "
-                             f"{len(ftype.inputs)}", callee)
-        attrs["callee"] = SymbolRefAttr(callee.text[1:])
-        return self.make_op(name, [self.use(t, ty) for t, ty in zip(toks, ftype.inputs)],
-                            ftype.results, attrs)
-
-    @_format("scf.for")
-    def _for(self, name):
-        iv = self.value_tok()
-        self.expect("=")
-        lb = self.value_tok()
-        self.expect("to", "in scf.for")
-        ub = self.value_tok()
-        self.expect("step", "in scf.for")
-        step = self.value_tok()
-        iters, result_types = [], []
-        if self.accept("iter_args"):
-            self.expect("(")
-
-            def pair():
-                a = self.value_tok()
-                self.expect("=")
-                return a, self.value_tok()
-            iters = self.comma_list(pair, ")")
-            self.expect("->", "after iter_args")
-            self.expect("(")
-            result_types = self.comma_list(self.parse_type, ")")
-            if len(result_types) != len(iters):
-                raise self.error(f"scf.for has {len(iters)} iter_args but {len(result_types)} "
-                                 f"result types", iv)
-        ity = self.parse_type() if self.accept(":") else OpaqueType("index")
-        operands = [self.use(lb, ity), self.use(ub, ity), self.use(step, ity)]
-        operands += [self.use(v, ty) for (_, v), ty in zip(iters, result_types)]
-        args = [(iv, ity)] + [(a, ty) for (a, _), ty in zip(iters, result_types)]
-        body = self.parse_region(args=args)
-        self._implicit_yield(body)
-        attrs = self.parse_opt_attr_dict()
-        return self.make_op(name, operands, result_types, attrs, [body])
-
-    @_format("scf.if")
-    def _if(self, name):
-        cond = self.use(self.value_tok(), T.i1, strict=False)
-        result_types = []
-        if self.accept("->"):
-            self.expect("(")
-            result_types = self.comma_list(self.parse_type, ")")
-        then = self.parse_region(need_block=True)
-        self._implicit_yield(then)
-        other = Region()
-        if self.accept("else"):
-            other = self.parse_region(need_block=True)
-            self._implicit_yield(other)
-        attrs = self.parse_opt_attr_dict()
-        return self.make_op(name, [cond], result_types, attrs, [then, other])
-
-    @_format("scf.while")
-    def _while(self, name):
-        self.expect("(")
-
-        def pair():
-            a = self.value_tok()
-            self.expect("=")
-            return a, self.value_tok()
-        inits = self.comma_list(pair, ")")
-        self.expect(":")
-        if not self.at("("):
-            raise self.error("expected the scf.while function type")
-        ftype = self.parse_type()
-        if len(ftype.inputs) != len(inits):
-            raise self.error(f"scf.while has {len(inits)} initial values but its type lists "
-                             f"{len(ftype.inputs)}")
-        operands = [self.use(v, ty) for (_, v), ty in zip(inits, ftype.inputs)]
-        before = self.parse_region(args=[(a, ty) for (a, _), ty in zip(inits, ftype.inputs)])
-        self.expect("do", "after the scf.while condition region")
-        after = self.parse_region(need_block=True)
-        self._implicit_yield(after)
-        attrs = self.parse_opt_attr_dict()
-        return self.make_op(name, operands, ftype.results, attrs, [before, after])
 
 
 # ---------------------------------------------------------------- entry points

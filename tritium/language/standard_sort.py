@@ -8,15 +8,38 @@ xor of the pair), so no gather or shuffle op is needed.
 from __future__ import annotations
 
 from ..frontend.jit import jit
+from .builtins import constexpr_function
 from .standard import _get_flip_dim, _is_power_of_two, _log2, max, min, xor_sum
 
 import tritium.language as tl  # resolved when a kernel is compiled, not at import
 
 
+# Shapes are computed by plain Python at compile time, so kernels need no list arithmetic.
+@constexpr_function
+def _cube(n_dims):
+    return [2] * n_dims
+
+
+@constexpr_function
+def _axis_shape(n_dims, j):
+    return [1] * (n_dims - j - 1) + [2] + [1] * j
+
+
+@constexpr_function
+def _replace_dim(shape, dim, new_dims):
+    shape = list(shape)
+    return shape[:dim] + list(new_dims) + shape[dim + 1:]
+
+
+@constexpr_function
+def _with_last(shape, last, drop=1):
+    return list(shape)[:-drop] + [last]
+
+
 @jit
 def _indicator(n_dims: tl.constexpr, j: tl.constexpr):
     ar = tl.arange(0, 2)
-    ar = tl.reshape(ar, [1] * (n_dims - j - 1) + [2] + [1] * j)
+    ar = tl.reshape(ar, _axis_shape(n_dims, j))
     return ar
 
 
@@ -47,7 +70,7 @@ def _bitonic_merge_hypercube(x, stage: tl.constexpr, order: tl.constexpr):
 
 @jit
 def _bitonic_merge(x, stage: tl.constexpr, order: tl.constexpr, n_dims: tl.constexpr):
-    h = tl.reshape(x, [2] * _log2(x.numel))
+    h = tl.reshape(x, _cube(_log2(x.numel)))
     h = _bitonic_merge_hypercube(h, stage, order)
     x = tl.reshape(h, x.shape)
     return x
@@ -62,7 +85,7 @@ def sort_impl(x, k: tl.constexpr = None, dim: tl.constexpr = None,
     log_n: tl.constexpr = _log2(x.shape[_dim])
     log_k: tl.constexpr = log_n if k is None else _log2(k)
     n_dims: tl.constexpr = _log2(x.numel)
-    h = tl.reshape(x, [2] * n_dims)
+    h = tl.reshape(x, _cube(n_dims))
     for i in tl.static_range(1, log_k + 1):
         h = _bitonic_merge_hypercube(h, i, 2 if i < log_n else descending)
     # Top-k: halve the candidates by a max/min over the next cube axis, then re-merge.
@@ -70,7 +93,7 @@ def sort_impl(x, k: tl.constexpr = None, dim: tl.constexpr = None,
         h = max(h, axis=(_log2(h.numel) - 1 - log_k)) if descending else \
             min(h, axis=(_log2(h.numel) - 1 - log_k))
         h = _bitonic_merge_hypercube(h, log_k, 2 if i < log_n else descending)
-    x = tl.reshape(h, x.shape[:-1] + [2**log_k])
+    x = tl.reshape(h, _with_last(x.shape, 2**log_k))
     return x
 
 
@@ -104,7 +127,7 @@ def flip(x, dim=None):
     steps: tl.constexpr = _log2(x.shape[_dim])
     # Reversing a power-of-two axis is xor-ing each index bit: swap along each cube axis.
     idtype = tl.get_int_dtype(bitwidth=x.dtype.primitive_bitwidth, signed=True)
-    y = tl.reshape(x.to(idtype, bitcast=True), x.shape[:_dim] + [2] * steps + x.shape[_dim + 1:])
+    y = tl.reshape(x.to(idtype, bitcast=True), _replace_dim(x.shape, _dim, _cube(steps)))
     for i in tl.static_range(steps):
         y = y ^ xor_sum(y, _dim + i, True)
     x = tl.reshape(y, x.shape).to(x.dtype, bitcast=True)
@@ -119,4 +142,4 @@ def interleave(a, b):
         # Two scalars were joined.
         return c
     else:
-        return tl.reshape(c, c.shape[:-2] + [2 * c.shape[-2]])
+        return tl.reshape(c, _with_last(c.shape, 2 * c.shape[-2], 2))

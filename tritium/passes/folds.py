@@ -17,9 +17,9 @@ from typing import Optional
 
 import numpy as np
 
-from ..ir.attrs import Attr, DenseElementsAttr, FloatAttr, IntegerAttr
+from ..ir.attrs import DenseElementsAttr, FloatAttr, IntegerAttr
 from ..ir.builder import normalize_int
-from ..ir.ops import CMPF_PREDICATES, CMPI_PREDICATES, lookup
+from ..ir.ops import CMPF_PREDICATES, CMPI_PREDICATES, OPS
 from ..ir.types import FloatType, IntegerType, Type
 from .pattern import IN_PLACE, defining, make_const_attr, register_fold
 
@@ -357,7 +357,8 @@ def _is_one(c) -> bool:
 def _is_all_ones(c, t: Type) -> bool:
     if c is None or not isinstance(c, _SCALAR_ATTRS):
         return False
-    return normalize_int(int(c.value), t.element_type.width) == normalize_int(-1, t.element_type.width)
+    w = t.element_type.width
+    return normalize_int(int(c.value), w) == normalize_int(-1, w)
 
 
 def _fbits_equal(c, value: float) -> bool:
@@ -371,10 +372,9 @@ def _zero_attr(op):
     return [make_const_attr(0, op.results[0].type)]
 
 
-_COMMUTATIVE = [n for n, d in __import__("tritium.ir.ops", fromlist=["OPS"]).OPS.items()
-                if "Commutative" in d.traits]
-_ELEMENTWISE_FOLDABLE = [n for n in __import__("tritium.ir.ops", fromlist=["OPS"]).OPS
-                         if n.startswith(("arith.", "math.")) and n != "arith.constant"] + [
+_COMMUTATIVE = [n for n, d in OPS.items() if "Commutative" in d.traits]
+_ELEMENTWISE_FOLDABLE = [n for n in OPS if n.startswith(("arith.", "math."))
+                         and n != "arith.constant"] + [
     "tt.precise_sqrt", "tt.precise_divf", "tt.mulhiui", "tt.clampf", "tt.fp_to_fp"]
 
 _SWAPPED_PRED = {"slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle", "ult": "ugt",

@@ -37,7 +37,8 @@ class PassError(Exception):
 
 class PassFailure(Exception):
     """A pass raised (or left IR the verifier rejects). `ir_before` is the module text as it
-    was before the pass ran; `repro_path` a file holding it with the pipeline to replay."""
+    was before the pass ran; `repro_path` a file holding it with the pipeline to replay.
+    With verify_each, invalid input IR fails before any pass, as pass "(input)"."""
 
     def __init__(self, pass_name: str, cause: BaseException, ir_before: Optional[str],
                  repro_path: Optional[str]):
@@ -263,6 +264,11 @@ class PassManager:
         # replaying the passes that succeeded (they are deterministic), which is far
         # cheaper than copying the module before every pass.
         original = module.clone() if self.reproducer else None
+        if verify is not None:
+            try:
+                verify(module)
+            except Exception as exc:  # blame the input, not the first pass
+                raise PassFailure("(input)", exc, _safe_print(original), None) from exc
         for idx, p in enumerate(self.passes):
             label = p.pipeline_text()
             if dump:

@@ -59,20 +59,23 @@ tt.func @broadcast_broadcast(%v: tensor<1x64xf32>, %w: tensor<1x64xf32>, %u: ten
 }
 
 // CHECK-LABEL: @shape_canonicalization
-// CHECK-SAME: (%[[X:[^:]*]]: i32, %[[V:[^:]*]]: tensor<8xi32>)
-tt.func @shape_canonicalization(%x: i32, %v: tensor<8xi32>) -> (tensor<1x8xi32>, tensor<4x8xi32>, tensor<4x8x1xi32>) {
+// CHECK-SAME: (%[[X:[^:]*]]: i32, %[[V:[^:]*]]: tensor<8xi32>, %[[W:[^:]*]]: tensor<1x1xi32>)
+tt.func @shape_canonicalization(%x: i32, %v: tensor<8xi32>, %w: tensor<1x1xi32>) -> (tensor<1x8xi32>, tensor<4x8xi32>, tensor<4x8x1xi32>, tensor<4x8xi32>) {
   // CHECK-DAG: %[[S:.*]] = tt.splat %[[X]] : i32 -> tensor<1x8xi32>
   %0 = tt.splat %x : i32 -> tensor<8xi32>
   %1 = tt.expand_dims %0 {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
   // CHECK-DAG: %[[E:.*]] = tt.expand_dims %[[V]] {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
   // CHECK-DAG: %[[B:.*]] = tt.broadcast %[[E]] : tensor<1x8xi32> -> tensor<4x8xi32>
   %2 = tt.expand_dims %v {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
-  %3 = tt.broadcast %2 : tensor<1x8xi32> -> tensor<2x8xi32>
-  %4 = tt.broadcast %3 : tensor<2x8xi32> -> tensor<4x8xi32>
+  %4 = tt.broadcast %2 : tensor<1x8xi32> -> tensor<4x8xi32>
+  // broadcast(broadcast(w)) is one broadcast.
+  // CHECK-DAG: %[[BW:.*]] = tt.broadcast %[[W]] : tensor<1x1xi32> -> tensor<4x8xi32>
+  %6 = tt.broadcast %w : tensor<1x1xi32> -> tensor<1x8xi32>
+  %7 = tt.broadcast %6 : tensor<1x8xi32> -> tensor<4x8xi32>
   // expand_dims(broadcast(x)) becomes broadcast(expand_dims(x)).
   // CHECK-DAG: %[[E2:.*]] = tt.expand_dims %[[E]] {axis = 2 : i32} : tensor<1x8xi32> -> tensor<1x8x1xi32>
   // CHECK-DAG: %[[B2:.*]] = tt.broadcast %[[E2]] : tensor<1x8x1xi32> -> tensor<4x8x1xi32>
   %5 = tt.expand_dims %4 {axis = 2 : i32} : tensor<4x8xi32> -> tensor<4x8x1xi32>
-  // CHECK: tt.return %[[S]], %[[B]], %[[B2]]
-  tt.return %1, %4, %5 : tensor<1x8xi32>, tensor<4x8xi32>, tensor<4x8x1xi32>
+  // CHECK: tt.return %[[S]], %[[B]], %[[B2]], %[[BW]]
+  tt.return %1, %4, %5, %7 : tensor<1x8xi32>, tensor<4x8xi32>, tensor<4x8x1xi32>, tensor<4x8xi32>
 }

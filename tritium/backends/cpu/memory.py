@@ -173,13 +173,17 @@ class Memory:
         raise OutOfBoundsError(f"kernel '{self.kernel}': {msg}, at {where}")
 
     def describe(self, addr: int) -> str:
-        """Where an address is relative to the nearest registered buffer."""
+        """Where an address is relative to the buffer it most likely ran off: the closest one
+        starting at or below it (else the lowest)."""
         if not self.buffers:
             return "no buffers are registered"
-        best = min(self.buffers, key=lambda b: min(abs(addr - b.start), abs(addr - b.end)))
-        off = addr - best.start
-        return (f"byte offset {off} from the start of {best.label}, "
-                f"which is {best.end - best.start} bytes")
+        i = int(np.searchsorted(self.starts, addr, side="right")) - 1
+        b = self.buffers[max(i, 0)]
+        size = b.end - b.start
+        text = f"byte offset {addr - b.start} from the start of {b.label}, which is {size} bytes"
+        if addr >= b.end:
+            text += f": {addr - b.end} bytes past its end"
+        return text
 
     # -- bulk accesses
     def gather(self, addrs: np.ndarray, dt: np.dtype, loc) -> np.ndarray:
