@@ -18,8 +18,6 @@ import sys
 import time
 import types
 
-import numpy as np
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -33,7 +31,8 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):  # noqa: F821
     tl.store(out_ptr + offs, x + y, mask=mask)  # noqa: F821
 
 
-def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):  # noqa
+def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols,
+                   BLOCK: tl.constexpr):  # noqa: F821
     row = tl.program_id(0)  # noqa: F821
     cols = tl.arange(0, BLOCK)  # noqa: F821
     mask = cols < n_cols
@@ -44,9 +43,9 @@ def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.con
     tl.store(out_ptr + row * out_stride + cols, num / den, mask=mask)  # noqa: F821
 
 
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K: tl.constexpr, stride_am, stride_ak, stride_bk, stride_bn,
-                  stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,  # noqa: F821
-                  BK: tl.constexpr):  # noqa: F821
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K: tl.constexpr,  # noqa: F821
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):  # noqa: F821
     pid_m = tl.program_id(0)  # noqa: F821
     pid_n = tl.program_id(1)  # noqa: F821
     rm = pid_m * BM + tl.arange(0, BM)  # noqa: F821
@@ -135,8 +134,10 @@ def upstream_side():
     return runner, f"triton {triton.__version__} interpreter"
 
 
-def tritium_side():
+def tritium_side(hand_built=False):
     sys.path.insert(0, os.path.dirname(HERE))
+    if hand_built:
+        return hand_built_side(), "tritium CPU backend (hand-built TTIR)"
     try:
         import tritium
         import tritium.language as tl
@@ -176,10 +177,12 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=5, help="timed runs per side (best is kept)")
     p.add_argument("--upstream-repeat", type=int, default=2)
     p.add_argument("--skip-upstream", action="store_true")
+    p.add_argument("--hand-built", action="store_true",
+                   help="run tritium on hand-built TTIR instead of tritium.jit")
     a = p.parse_args(argv)
     import torch
     torch.set_num_threads(1)
-    ours, ours_name = tritium_side()
+    ours, ours_name = tritium_side(a.hand_built)
     theirs, theirs_name = (None, "skipped") if a.skip_upstream else upstream_side()
     print(f"ours:     {ours_name}")
     print(f"upstream: {theirs_name}")

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from irkit import simple_kernel, ptr, tensor, i1, i32, i64, f32  # noqa: E402
+from irkit import simple_kernel, ptr, i32, i64, f32  # noqa: E402
 
 from tritium.backends.cpu.launch import launch  # noqa: E402
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from irkit import run_elementwise, f16, bf16, f32, f64  # noqa: E402
+from irkit import run_elementwise, bf16, f32, f64  # noqa: E402
 
 from tritium.backends.cpu import dtypes as D  # noqa: E402
 from tritium.ir import types as T  # noqa: E402

@@ -7,12 +7,10 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from irkit import (Module, simple_kernel, ptr, tensor, i1, i8, i32, i64, f16, bf16, f32,  # noqa
-                   f64)
+from irkit import Module, simple_kernel, ptr, tensor, i8, i32, f16, bf16, f32, f64  # noqa
 
 from tritium.backends.cpu.launch import launch  # noqa: E402
 from tritium.backends.cpu import dtypes as D  # noqa: E402
-from tritium.ir import types as T  # noqa: E402
 
 RNG = np.random.default_rng(0)
 

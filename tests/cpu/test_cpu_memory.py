@@ -7,12 +7,11 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from irkit import Module, simple_kernel, ptr, tensor, i1, i8, i16, i32, i64, f16, bf16, f32, f64  # noqa
+from irkit import simple_kernel, ptr, tensor, i1, i32, i64, f16, bf16, f32, f64  # noqa
 
 from tritium.backends.cpu.launch import launch  # noqa: E402
 from tritium.backends.cpu.memory import Memory, OutOfBoundsError  # noqa: E402
 from tritium.backends.cpu import dtypes as D  # noqa: E402
-from tritium.ir.ops import ATOMIC_RMW_OPS  # noqa: E402
 
 RNG = np.random.default_rng(3)
 
@@ -264,6 +263,27 @@ def test_spin_lock_runs_serially():
     total = np.zeros(1, np.int32)
     launch(m, "locked", (64,), [lock, total])
     assert total[0] == sum(range(64)) and lock[0] == 0
+
+
+def test_spin_lock_through_a_callee_runs_serially():
+    from irkit import Module
+    mod = Module()
+    h = mod.kernel("try_lock", [ptr(i32)], [i32], public=False)
+    h.ret([h.cas(h.args[0], h.const(0, i32), h.const(1, i32))])
+    k = mod.kernel("locked", [ptr(i32), ptr(i32)])
+    lock, total = k.args
+    pid = k.pid(0)
+
+    def before(k, dummy):
+        old = k.call("try_lock", [lock], [i32]).results[0]
+        return k.cmpi("eq", old, k.const(1, i32)), [dummy]
+    k.while_([k.const(0, i32)], before, lambda k, d: [d])
+    k.store(total, k.bin("addi", k.load(total), pid))
+    k.atomic("exch", lock, k.const(0, i32))
+    k.ret()
+    lock_a, total_a = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    launch(mod.module, "locked", (40,), [lock_a, total_a])
+    assert total_a[0] == sum(range(40))
 
 
 def test_bool_pointer_roundtrip():

@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from irkit import simple_kernel, ptr, tensor, i1, i32, i64, f16, bf16, f32, f64  # noqa: E402
+from irkit import simple_kernel, ptr, tensor, i1, i32, f16, f32, f64  # noqa: E402
 
 from tritium.backends.cpu.launch import launch  # noqa: E402
-from tritium.backends.cpu import ops_reduce  # noqa: E402
 
 RNG = np.random.default_rng(11)
 R, C = 4, 24        # per program: a 4x24 tile (24: not a power of two, odd halving steps)

@@ -133,7 +133,7 @@ def test_register_permutation():
 
 
 @FAST
-@given(blocked(), st.data())
+@given(blocked(shape=(32, 32)), st.data())
 def test_within_warp_conversions_are_shuffles(src, data):
     dst = remix_within_warp(src, data)
     plan = plan_conversion(src, dst)

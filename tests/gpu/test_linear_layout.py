@@ -138,7 +138,7 @@ def test_free_variable_masks_bruteforce(ll):
 
 
 def test_products_follow_upstream_examples():
-    i4, i2, z2 = LL.identity_1d(4, "i", "o"), LL.identity_1d(2, "i", "o"), LL.zeros_1d(2, "i", "o")
+    i4, z2 = LL.identity_1d(4, "i", "o"), LL.zeros_1d(2, "i", "o")
     assert [(i4 * z2).apply({"i": x})["o"] for x in range(8)] == [x % 4 for x in range(8)]
     assert [(z2 * i4).apply({"i": x})["o"] for x in range(8)] == [x // 2 for x in range(8)]
     two = LL.identity_1d(4, "i", "o1") * LL.identity_1d(8, "i", "o2")

@@ -192,7 +192,7 @@ def test_constants_names_and_values():
         b.constant(v, T.TensorType((2, 2), t))
     b.create("tt.return")
     text, m2 = roundtrip(m)
-    for s in ["%c0_i32 = arith.constant 0 : i32", "%c_1_i32 = arith.constant -1 : i32",
+    for s in ["%c0_i32 = arith.constant 0 : i32", "%c-1_i32 = arith.constant -1 : i32",
               "%true = arith.constant true", "%false = arith.constant false",
               "arith.constant 0x7FC00000 : f32", "arith.constant 0xFF800000 : f32",
               "arith.constant 0x7C00 : f16", "arith.constant dense<true> : tensor<2x2xi1>",
@@ -414,7 +414,7 @@ def test_module_and_function_attributes():
                           noinline=BoolAttr(True), **{"tt.attrs": DictAttr((("a", UnitAttr()),))})
     b.create("tt.return")
     text, m2 = roundtrip(m)
-    assert text.startswith('module attributes {ttg.num-warps = 4 : i32, ttg.target = "cuda:90", '
+    assert text.startswith('module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", '
                            '"weird key"} {')
     assert "%arg1: i32) attributes {noinline = true, tt.attrs = {a}} {" in text
     f2 = next(op for op in m2.walk() if op.name == "tt.func")
@@ -655,7 +655,9 @@ def test_upstream_while_if_and_implicit_yields():
       tt.return %s : i32
     }""")
     verify(m)
-    assert out.count("scf.yield\n") == 2  # the elided terminators were put back
+    # the elided terminators were put back in the IR, and the printer elides them again
+    assert out.count("scf.yield\n") == 0
+    assert sum(1 for op in m.walk() if op.name == "scf.yield" and not op.operands) == 2
     assert m.regions[0].entry.first.name == "tt.func"  # a bare function is wrapped in a module
 
 

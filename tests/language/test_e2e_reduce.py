@@ -170,3 +170,20 @@ def test_gather(rng):
     out = np.zeros((4, 2), np.float32)
     gather_kernel[(1,)](x, idx, out, M=4, N=8, K=2)
     np.testing.assert_array_equal(out, np.take_along_axis(x, idx, 1))
+
+
+@triton.jit
+def ties_kernel(x_ptr, o_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    v, i = tl.max(x, 0, return_indices=True)
+    tl.store(o_ptr, v)
+    tl.store(o_ptr + 1, i)
+    tl.store(o_ptr + 2, tl.argmin(x, 0))
+    tl.store(o_ptr + 3, tl.reduce_or(x, 0))
+
+
+def test_tie_breaking_and_reduce_or():
+    x = np.array([1, 7, 3, 7, 0, 2, 0, 7], np.int32)
+    out = np.zeros(4, np.int32)
+    ties_kernel[(1,)](x, out, N=8)
+    np.testing.assert_array_equal(out, [7, 1, 4, np.bitwise_or.reduce(x)])

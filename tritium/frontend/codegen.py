@@ -82,7 +82,7 @@ class CodeGenerator(ControlFlowMixin, ast.NodeVisitor):
         self.jit_fn = jit_fn
         self.module = module
         self.builder = Builder()
-        self.semantic = TritonSemantic(self.builder)
+        self.semantic = TritonSemantic(self.builder, options)
         self.semantic.codegen = self
         self.arg_types = arg_types
         self.constants = constants
@@ -557,6 +557,10 @@ class CodeGenerator(ControlFlowMixin, ast.NodeVisitor):
             if isinstance(v, (dtype, int, float, bool, str)) or v is None or callable(v) and \
                     not isinstance(v, tensor):
                 v = constexpr(v)
+            elif isinstance(v, (language.tuple, tuple, list)) and \
+                    not any(isinstance(x, tensor) for x in v):
+                # A tuple of compile-time values (e.g. a shape) is itself compile-time.
+                v = constexpr(tuple(_unwrap_if_constexpr(x) for x in v))
             if isinstance(v, constexpr) or p.is_constexpr:
                 constants[i] = _unwrap_if_constexpr(v)
                 arg_types.append(None)

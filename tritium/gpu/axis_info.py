@@ -696,9 +696,8 @@ class AxisInfoAnalysis:
 
 
 def contiguity_order(contiguity: Sequence[int]) -> List[int]:
-    """Dims by decreasing contiguity; ties keep the fastest-last default (upstream argSort
-    is stable over 0..rank-1, so ties keep the lower dim first)."""
-    return sorted(range(len(contiguity)), key=lambda d: -contiguity[d])
+    """Dims by decreasing contiguity; ties keep the row-major default (last dim fastest)."""
+    return sorted(reversed(range(len(contiguity))), key=lambda d: -contiguity[d])
 
 
 def module_axis_info(module: Operation) -> Dict[str, AxisInfoAnalysis]:

@@ -189,7 +189,7 @@ def plan_warp_shuffle(src: LinearLayout, dst: LinearLayout) -> ShufflePlan | Non
         rl, wr = [], []
         for lp in range(lanes):
             r = k ^ _xor_rows(f_cols, lp)
-            rl.append(c.apply({REG: r, LANE: lp})[LANE])
+            rl.append(c._apply_flat(r | lp << rd) >> rs)  # packed: registers low, lanes high
             wr.append(_expand(r, dst_keep))
         read.append(tuple(rl))
         write.append(tuple(wr))
@@ -234,7 +234,6 @@ def _choose_g(crr: list[int], clr: list[int]) -> list[int] | None:
         v_part = tag & ((1 << 64) - 1)
         g[i] = v_part ^ b_tag
     return g
-
 
 
 # ----------------------------------------------------------- shared memory
@@ -336,8 +335,8 @@ def optimal_swizzling(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) 
     # Blocks stay put (the conversion is trivial over them) and broadcast
     # registers are stored once; tensor dims are flattened (order is irrelevant).
     within = lambda ll: ll.sublayout([d for d in (REG, LANE, WARP) if ll.has_in_dim(d)], ll.out_dims)
-    src_f = within(src).remove_zero_bases_along_dim(REG).flatten_outs()
-    dst_f = within(dst).remove_zero_bases_along_dim(REG).flatten_outs()
+    src_w, dst_w = (within(x).remove_zero_bases_along_dim(REG) for x in (src, dst))
+    src_f, dst_f = src_w.flatten_outs(), dst_w.flatten_outs()
     dim = src_f.total_out_size_log2
     reg_s, reg_d = _flat_bases(src_f, REG), _flat_bases(dst_f, REG)
     lane_s, lane_d = _flat_bases(src_f, LANE), _flat_bases(dst_f, LANE)
@@ -355,8 +354,8 @@ def optimal_swizzling(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) 
     col = lambda xs: [[x] for x in xs]
     smem = LinearLayout({"vector": col(vb), "bank": col(bank), "segment": col(seg), "reps": col(reps)},
                         [(src_f.out_dims[0], 1 << dim)], require_surjective=True).reshape_outs(outs)
-    w = bank_conflicts(src_f, smem, 1 << vec_s, bitwidth)
-    r = bank_conflicts(dst_f, smem, 1 << vec_d, bitwidth)
+    w = bank_conflicts(src_w, smem, 1 << vec_s, bitwidth)
+    r = bank_conflicts(dst_w, smem, 1 << vec_d, bitwidth)
     return SharedPlan(smem, 1 << vec_s, 1 << vec_d, w, r, bitwidth)
 
 

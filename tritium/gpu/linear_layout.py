@@ -78,42 +78,16 @@ def gf2_solver(columns: Sequence[int]):
 
 
 def _supremum(x: Sequence[str], y: Sequence[str]) -> list[str]:
-    """Smallest ordered list containing x and y as subsequences (bias to x)."""
-    pos_x = {d: i for i, d in enumerate(x)}
-    pos_y = {d: i for i, d in enumerate(y)}
-    out: list[str] = []
-    seen: set[str] = set()
-    i = j = 0
-    inf = len(x) + len(y) + 1
-
-    def take(d):
-        if (d in pos_x and pos_x[d] < i) or (d in pos_y and pos_y[d] < j):
-            raise ValueError(f"dims {list(x)} and {list(y)} have no common order")
+    """Shortest list with x and y as subsequences (their common dims must be in
+    the same relative order); between two common dims x's own dims go first."""
+    out, j = [], 0
+    for d in x:
+        if d in y:
+            k = y.index(d)
+            out += [e for e in y[j:k] if e not in x]
+            j = k + 1
         out.append(d)
-        seen.add(d)
-
-    while True:
-        while i < len(x) and x[i] in seen:
-            i += 1
-        while j < len(y) and y[j] in seen:
-            j += 1
-        if i >= len(x) and j >= len(y):
-            return out
-        if i < len(x) and j < len(y) and x[i] == y[j]:
-            take(x[i])
-            continue
-        # A head that the other list still has to reach waits for it; when both
-        # wait, the one the other list reaches sooner goes first.
-        cand_x = pos_y.get(x[i], inf) if i < len(x) else inf
-        cand_y = pos_x.get(y[j], inf) if j < len(y) else inf
-        if i < len(x) and cand_x == inf:
-            take(x[i])
-        elif j < len(y) and cand_y == inf:
-            take(y[j])
-        elif cand_x <= cand_y:
-            take(x[i])
-        else:
-            take(y[j])
+    return out + [e for e in y[j:] if e not in x]
 
 
 class LinearLayout:
@@ -372,14 +346,12 @@ class LinearLayout:
         return LinearLayout._from_flat(self._in_pairs(), self._flat, list(new_out_dims))
 
     def flatten_ins(self) -> "LinearLayout":
-        if not self._bases:
-            return self.reshape_ins([])
-        return self.reshape_ins([(self.in_dims[0], self.total_in_size)])
+        """One in-dim, named after the first one."""
+        return self.reshape_ins([(self.in_dims[0], self.total_in_size)] if self._bases else [])
 
     def flatten_outs(self) -> "LinearLayout":
-        if not self._out:
-            return self.reshape_outs([])
-        return self.reshape_outs([(self.out_dims[0], self.total_out_size)])
+        """One out-dim, named after the first one."""
+        return self.reshape_outs([(self.out_dims[0], self.total_out_size)] if self._out else [])
 
     def concat_ins(self, other: "LinearLayout") -> "LinearLayout":
         """Put other's in-dims after ours; out-dims (and sizes) must match."""
@@ -421,8 +393,6 @@ class LinearLayout:
 
     def is_trivial_over(self, dims: Sequence[str]) -> bool:
         """Identity on ``dims`` with no cross terms to or from other dims."""
-        if any(d not in self._bases and d not in self._out for d in dims):
-            return False
         if any(d not in self._bases or d not in self._out for d in dims):
             return False
         rest_in = [d for d in self._bases if d not in dims]

@@ -34,6 +34,8 @@ def _format(*names: str):
 
 
 class CustomFormats:
+    """Format methods for `parser.Parser` (which provides `use`, `parse_region`, `make_op`)."""
+
     @staticmethod
     def _implicit_yield(region: Region) -> None:
         """MLIR elides an operand-less `scf.yield`; put it back."""

@@ -38,7 +38,14 @@ def format_float(value: float, type_: Type) -> str:
         bits = float_bits(value, type_)
         width = type_.bitwidth if isinstance(type_, FloatType) else 32
         return f"0x{bits:0{width // 4}X}"
-    return f"{value:.6e}" if _roundtrips(value, type_) else f"{value!r}"
+    if _roundtrips(value, type_):
+        return f"{value:.6e}"
+    # More digits until the literal reads back exactly; always in MLIR's `d.ddde±xx` form.
+    for digits in range(7, 18):
+        text = f"{value:.{digits}e}"
+        if float(text) == value:
+            return text
+    return f"{value:.17e}"
 
 
 def _roundtrips(value: float, type_: Type) -> bool:
@@ -229,7 +236,9 @@ def format_named_attr(name: str, attr: Attr) -> str:
 def _is_bare_identifier(name: str) -> bool:
     if not name or not (name[0].isalpha() or name[0] == "_"):
         return False
-    return all(c.isalnum() or c in "_.$-" for c in name)
+    # MLIR's bare-identifier grammar: ASCII letters, digits, `_`, `$`, `.` (a `-` needs quotes,
+    # which is why upstream prints `"ttg.num-warps" = 4 : i32`).
+    return name.isascii() and all(c.isalnum() or c in "_.$" for c in name)
 
 
 def i32_attr(v: int) -> IntegerAttr:

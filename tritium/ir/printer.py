@@ -98,7 +98,7 @@ def _constant_name(op: Operation) -> Optional[str]:
         if attr.type == T.i1:
             return "true" if attr.value else "false"
         v = attr.value
-        return f"c{v}_{attr.type}" if v >= 0 else f"c{v}_{attr.type}".replace("-", "_")
+        return f"c{v}_{attr.type}"  # MLIR names negatives `%c-1_i32`
     if isinstance(attr, (FloatAttr, DenseElementsAttr)):
         return "cst"
     return None
@@ -200,6 +200,12 @@ class Printer:
         saved = self.lines
         self.lines = []
         for op in block:
+            # MLIR leaves an empty `scf.yield` implicit in scf.for/scf.if bodies; the parser
+            # puts it back.
+            if op is block.last and op.name == "scf.yield" and not op.operands \
+                    and not op.attributes and block.parent_op is not None \
+                    and block.parent_op.name in ("scf.for", "scf.if"):
+                continue
             self.print_op(op, depth + 1)
         body = self.lines
         self.lines = saved

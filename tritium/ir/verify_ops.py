@@ -17,6 +17,8 @@ from .ops import CMPF_PREDICATES, CMPI_PREDICATES, OPS
 
 
 class VerificationError(Exception):
+    """Invalid IR: `.op` is the offending op, `.problem` the message without the location."""
+
     def __init__(self, op: Operation, problem: str):
         self.op, self.problem = op, problem
         super().__init__(f"{_loc_text(op.loc)}: '{op.name}' op {problem}")

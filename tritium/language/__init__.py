@@ -1,4 +1,5 @@
 """`tritium.language`, imported by kernels as `tl`: the names of upstream `triton.language`."""
+# flake8: noqa: F401  (re-exports: this module is the `tl` namespace)
 # Order matters: standard.py and random.py are @jit code that reads `tl.*` names (some at
 # definition time), so everything they use is bound before they are imported.
 from . import core, dtypes

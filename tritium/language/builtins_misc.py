@@ -7,7 +7,7 @@ import typing
 from contextlib import contextmanager
 from typing import Callable, Sequence, TypeVar, Union
 
-from .builtins import _unwrap_iterable, _wrap_axis, arange, broadcast_to, expand_dims
+from .builtins import _wrap_axis, arange, broadcast_to, expand_dims
 from .core import _unwrap_if_constexpr, builtin, constexpr, is_builtin, tensor
 from .core import tuple as tl_tuple
 from .dtypes import block_type, dtype

@@ -267,6 +267,14 @@ class tuple(base_value):
     def __add__(self, other):
         return tuple(self.values + list(other))
 
+    def __radd__(self, other):
+        return tuple(list(other) + self.values)
+
+    def __mul__(self, n):
+        return tuple(self.values * _unwrap_if_constexpr(n))
+
+    __rmul__ = __mul__
+
     def __eq__(self, other):
         return isinstance(other, (tuple, builtins_tuple, list)) and list(self) == list(other)
 
@@ -290,3 +298,13 @@ def is_tensor(x: Any) -> bool:
 __all__ = ["builtin", "is_builtin", "constexpr", "tensor", "tuple", "base_value",
            "_unwrap_if_constexpr", "_constexpr_to_value", "_tensor_member_fn", "block_type",
            "check_bit_width"]
+
+
+def __getattr__(name):
+    # Upstream keeps every builtin in `triton.language.core`; user code reaches them there
+    # (`core.extern_elementwise`). Ours live in sibling modules, so fall back to `tl`.
+    import importlib
+    tl = importlib.import_module(__name__.rsplit(".", 1)[0])
+    if name in vars(tl):
+        return vars(tl)[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

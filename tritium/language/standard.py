@@ -270,7 +270,7 @@ def cumprod(input, axis=0, reverse=False):
     return tl.associative_scan(input, axis, _prod_combine, reverse)
 
 
-from .standard_sort import bitonic_merge, flip, interleave, sort, topk  # noqa: E402
+from .standard_sort import bitonic_merge, flip, interleave, sort, topk  # noqa: E402,F401
 
 _MEMBERS = [cdiv, sigmoid, softmax, ravel, max, argmax, min, argmin, sum, xor_sum, reduce_or,
             cumsum, cumprod, sort, flip]

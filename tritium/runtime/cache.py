@@ -2,14 +2,19 @@
 
 The key is computed from the TTIR text (with locations), which already reflects the
 kernel's source, its callees, constexpr globals and the specialisation; to it we add the
-options, the target, tritium's own source files and the environment knobs that change
-code. The frontend therefore always runs (milliseconds); LLVM and ptxas, the slow stages,
-run only on a miss.
+options, the target, the backend's own hash (device, tool versions), tritium's own source
+files and the environment knobs that change code. The frontend therefore always runs
+(milliseconds); LLVM and ptxas, the slow stages, run only on a miss.
 
-Entries are written into a private temporary directory and renamed into place (atomic on
-POSIX), so processes compiling the same kernel at once never see half an entry. The
-metadata file records a sha256 of every stage file; an entry whose files are missing,
-truncated or altered is rebuilt, never loaded.
+An entry is `<cache dir>/<base32 of the key>/` holding `<name>.<stage>` for every stage,
+`<name>.json` (metadata, with a sha256 of every stage file) and `__grp__<name>.json`
+(`{"child_paths": {file: path}}`). Entries are written into a private temporary directory
+and renamed into place (atomic on POSIX), so processes compiling the same kernel at once
+never see half an entry. An entry whose files are missing, truncated or altered is
+discarded and rebuilt, never loaded.
+
+TRITON_KERNEL_OVERRIDE compiles from the files found in TRITON_OVERRIDE_DIR; such kernels
+neither come from nor go into the cache, since the key does not describe them.
 """
 from __future__ import annotations
 
@@ -29,27 +34,29 @@ STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")
 CACHE_INVALIDATING_ENV = ("TRITON_DEBUG", "TRITON_DEFAULT_FP_FUSION", "DISABLE_LLVM_OPT",
                           "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "TRITON_F32_DEFAULT",
                           "TRITON_PTXAS_PATH", "TRITON_LIBDEVICE_PATH")
+MAX_FILE_NAME = 150  # upstream truncates kernel names to this in file names
 
 
 @functools.lru_cache(maxsize=1)
 def tritium_key() -> str:
-    """Hash of every source file of the package and its version."""
+    """Hash of every source file of the package (by path inside it) and its version."""
     from .. import __version__
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     h = hashlib.sha256(__version__.encode())
-    for dirpath, dirnames, filenames in sorted(os.walk(root)):
-        dirnames.sort()
+    for dirpath, _, filenames in sorted(os.walk(root)):
         for f in sorted(filenames):
             if f.endswith(".py"):
-                with open(os.path.join(dirpath, f), "rb") as fh:
-                    h.update(f.encode())
+                path = os.path.join(dirpath, f)
+                with open(path, "rb") as fh:
+                    h.update(os.path.relpath(path, root).encode() + b"\0")
                     h.update(fh.read())
     return h.hexdigest()
 
 
-def kernel_key(ttir_text: str, options, target: str) -> str:
+def kernel_key(ttir_text: str, options, target: str, backend_hash: str = "") -> str:
     env = sorted((k, os.environ.get(k, "")) for k in CACHE_INVALIDATING_ENV)
-    text = "\n".join([tritium_key(), target, str(options.hash_items()), str(env), ttir_text])
+    text = "\n".join([tritium_key(), target, backend_hash, str(options.hash_items()), str(env),
+                      ttir_text])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -58,8 +65,12 @@ def dir_name(key: str) -> str:
     return base64.b32encode(bytes.fromhex(key)).decode().rstrip("=")
 
 
+def _bytes(data) -> bytes:
+    return data if isinstance(data, bytes) else data.encode("utf-8")
+
+
 def _sha(data) -> str:
-    return hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()
+    return hashlib.sha256(_bytes(data)).hexdigest()
 
 
 class FileCache:
@@ -68,70 +79,91 @@ class FileCache:
         self.key = key
         self.path = os.path.join(self.root, dir_name(key))
 
+    def _read(self, fname: str) -> bytes:
+        with open(os.path.join(self.path, fname), "rb") as f:
+            return f.read()
+
     def load(self, name: str) -> Optional[Dict]:
-        meta_path = os.path.join(self.path, f"{name}.json")
+        """The entry's {"metadata", "asm"}, or None; a damaged entry is discarded."""
+        if not os.path.isdir(self.path):
+            return None
         try:
-            with open(meta_path) as f:
-                meta = json.load(f)
+            group = json.loads(self._read(f"__grp__{name}.json"))["child_paths"]
+            meta = json.loads(self._read(f"{name}.json"))
+            hashes = meta["file_hashes"]
+            if f"{name}.json" not in group or meta["hash"] != self.key \
+                    or sorted(hashes) != sorted(STAGES):
+                raise ValueError("incomplete metadata")
             asm = {}
-            for stage, digest in meta["file_hashes"].items():
-                mode = "rb" if stage == "cubin" else "r"
-                with open(os.path.join(self.path, f"{name}.{stage}"), mode) as f:
-                    data = f.read()
-                if _sha(data) != digest:
+            for stage in STAGES:
+                data = self._read(f"{name}.{stage}")
+                if _sha(data) != hashes[stage]:
                     raise ValueError(f"{stage} does not match its recorded hash")
-                asm[stage] = data
+                asm[stage] = data if stage == "cubin" else data.decode("utf-8")
             return {"metadata": meta, "asm": asm}
-        except (OSError, ValueError, KeyError, json.JSONDecodeError):
-            if os.path.isdir(self.path):
-                shutil.rmtree(self.path, ignore_errors=True)  # corrupt: rebuild it
+        except (OSError, ValueError, KeyError, TypeError):  # JSON and UTF-8 errors are ValueErrors
+            self._discard()
             return None
 
-    def store(self, name: str, asm: Dict, metadata: Dict) -> None:
-        os.makedirs(self.root, exist_ok=True)
-        tmp = os.path.join(self.root, f"tmp.pid_{os.getpid()}_{uuid.uuid4().hex}")
-        os.makedirs(tmp)
+    def _discard(self) -> None:
+        # Move it out of the way first: the path is free at once, and no reader sees
+        # an entry being deleted file by file.
+        trash = os.path.join(self.root, f"tmp.del_{os.getpid()}_{uuid.uuid4().hex}")
         try:
-            hashes = {}
-            for stage in STAGES:
-                if stage not in asm:
-                    continue
-                data = asm[stage]
-                mode = "wb" if isinstance(data, bytes) else "w"
-                with open(os.path.join(tmp, f"{name}.{stage}"), mode) as f:
+            os.rename(self.path, trash)
+        except OSError:
+            return
+        shutil.rmtree(trash, ignore_errors=True)
+
+    def store(self, name: str, asm: Dict, metadata: Dict) -> Dict:
+        """Write an entry (best effort: a cache that cannot be written is no error) and
+        return its metadata, with the stage hashes added."""
+        meta = dict(metadata, hash=self.key, file_hashes={s: _sha(asm[s]) for s in STAGES})
+        files = {f"{name}.{s}": _bytes(asm[s]) for s in STAGES}
+        files[f"{name}.json"] = json.dumps(meta).encode()
+        files[f"__grp__{name}.json"] = json.dumps(
+            {"child_paths": {f: os.path.join(self.path, f) for f in files}}).encode()
+        tmp = os.path.join(self.root, f"tmp.pid_{os.getpid()}_{uuid.uuid4().hex}")
+        try:
+            os.makedirs(tmp)
+            for fname, data in files.items():
+                with open(os.path.join(tmp, fname), "wb") as f:
                     f.write(data)
-                hashes[stage] = _sha(data)
-            meta = dict(metadata, file_hashes=hashes, hash=self.key)
-            with open(os.path.join(tmp, f"{name}.json"), "w") as f:
-                json.dump(meta, f, default=str)
-            with open(os.path.join(tmp, f"__grp__{name}.json"), "w") as f:
-                json.dump({"child_paths": {f"{name}.{s}": os.path.join(self.path, f"{name}.{s}")
-                                           for s in hashes}}, f)
             try:
                 os.rename(tmp, self.path)
             except OSError:
-                pass  # another process stored the same entry first: theirs is as good
+                # Another process stored this entry first: theirs is as good, unless it is
+                # damaged (load discards it), in which case ours takes its place.
+                if self.load(name) is None:
+                    os.rename(tmp, self.path)
+        except OSError:
+            pass
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+        return meta
 
 
 def _dump(key: str, name: str, stage: str, data) -> None:
     d = os.path.join(knobs.dump_dir(), dir_name(key))
     os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, f"{name}.{stage}"), "wb" if isinstance(data, bytes) else "w") as f:
-        f.write(data)
+    with open(os.path.join(d, f"{name}.{stage}"), "wb") as f:
+        f.write(_bytes(data))
 
 
 def _override(key: str, name: str, stage: str):
-    if not knobs._flag("TRITON_KERNEL_OVERRIDE"):
-        return None
     root = os.environ.get("TRITON_OVERRIDE_DIR") or os.path.join(knobs.home_dir(), ".triton", "override")
     for d in (os.path.join(root, dir_name(key)), root):
         path = os.path.join(d, f"{name}.{stage}")
-        if os.path.exists(path):
-            with open(path, "rb" if stage == "cubin" else "r") as f:
-                return f.read()
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                data = f.read()
+            return data if stage == "cubin" else data.decode("utf-8")
     return None
+
+
+def _backend_hash(backend) -> str:
+    h = getattr(backend, "hash", None)
+    return h() if callable(h) else ""
 
 
 def compile_cached(backend, fn, specialization, options):
@@ -139,37 +171,44 @@ def compile_cached(backend, fn, specialization, options):
     from ..backends.nvidia.backend import CUDAKernel, StageError, _keep_for_repro
     from ..ir.printer import print_module
     name = fn.__name__
+    fname = name[:MAX_FILE_NAME]  # for file names only; the kernel keeps its name
     module, used = backend.make_ttir(fn, specialization, options)
     ttir = print_module(module)
-    key = kernel_key(print_module(module, debug_info=True), options, options.arch)
+    key = kernel_key(print_module(module, debug_info=True), options, options.arch,
+                     _backend_hash(backend))
     signature = {p: ty for p, (ty, _) in zip(fn.arg_names, specialization)}
     cache = FileCache(key)
-    hit = None if knobs.always_compile() else cache.load(name)
+    dump, override = knobs.kernel_dump(), knobs._flag("TRITON_KERNEL_OVERRIDE")
+    hit = None if knobs.always_compile() or override else cache.load(fname)
     if hit is not None:
-        meta = hit["metadata"]
-        return CUDAKernel(name, hit["asm"], meta, signature, used)
+        if dump:
+            for stage, text in hit["asm"].items():
+                _dump(key, fname, stage, text)
+        return CUDAKernel(name, hit["asm"], hit["metadata"], signature, used)
     asm = {"ttir": ttir}
-    product, meta = module, {"name": name, "num_warps": options.num_warps,
+    if dump:
+        _dump(key, fname, "ttir", ttir)
+    product, meta = module, {"name": name, "hash": key, "num_warps": options.num_warps,
                              "num_stages": options.num_stages, "target": options.arch,
                              "options": dict(options.hash_items())}
     for stage, run in (("ttgir", backend.make_ttgir), ("llir", backend.make_llir),
                        ("ptx", backend.make_ptx), ("cubin", backend.make_cubin)):
-        override = _override(key, name, stage)
-        if override is not None:
-            product = _from_text(stage, override)
+        text = _override(key, fname, stage) if override else None
+        if text is not None:
+            product = _from_text(stage, text)
         else:
-            previous = asm[_previous(stage)]
             try:
                 product = run(product, options)
             except Exception as e:
-                raise StageError(stage, name, e, _keep_for_repro(name, _previous(stage), previous)) from e
-        product, text = _stage_text(stage, product, meta)
-        asm[stage] = text
-        if knobs.kernel_dump():
-            _dump(key, name, stage, text)
-    if knobs.kernel_dump():
-        _dump(key, name, "ttir", ttir)
-    cache.store(name, asm, meta)
+                prev = _previous(stage)
+                raise StageError(stage, name, e, _keep_for_repro(fname, prev, asm[prev])) from e
+        product, asm[stage] = _stage_text(stage, product, meta)
+        if dump:
+            _dump(key, fname, stage, asm[stage])
+    # What a later load returns: JSON types (lists, not tuples) from the first run on.
+    meta = json.loads(json.dumps(meta, default=str))
+    if not override:
+        meta = cache.store(fname, asm, meta)
     return CUDAKernel(name, asm, meta, signature, used)
 
 

@@ -47,3 +47,8 @@ def always_compile() -> bool:
 
 def front_end_debugging() -> bool:
     return _flag("TRITON_FRONT_END_DEBUGGING")
+
+
+def debug() -> bool:
+    """TRITON_DEBUG=1: compile kernels with device assertions (and overflow checks) on."""
+    return _flag("TRITON_DEBUG")

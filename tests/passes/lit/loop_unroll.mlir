@@ -52,7 +52,6 @@ tt.func @constant_bounds(%p: tensor<16x!tt.ptr<i32>>) {
   // CHECK-NEXT: %[[I3:.*]] = arith.addi %[[I]], %{{.*}}
   // CHECK-NEXT: tt.splat %[[I3]]
   // CHECK-NEXT: tt.store
-  // CHECK-NEXT: scf.yield
   // CHECK-NEXT: }
   // CHECK-NEXT: tt.return
   scf.for %i = %c0 to %c8 step %c1 : i32 {

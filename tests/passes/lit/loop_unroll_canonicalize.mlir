@@ -16,7 +16,6 @@ tt.func @remainder(%p: !tt.ptr<i32>) {
   // CHECK-COUNT-4: tt.store
   // CHECK: scf.for %{{.*}} = %[[C8]] to %[[C10]] step %[[C1]] : i32 {
   // CHECK-NEXT: tt.store
-  // CHECK-NEXT: scf.yield
   // CHECK-NEXT: } {tt.num_stages = 1 : i32}
   scf.for %i = %c0 to %c10 step %c1 : i32 {
     tt.store %p, %i : !tt.ptr<i32>

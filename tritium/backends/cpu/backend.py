@@ -12,7 +12,7 @@ class CPUOptions:
     num_ctas: int = 1
     debug: bool = False
     enable_fp_fusion: bool = True
-    sanitize_overflow: bool = False
+    sanitize_overflow: bool = True  # only takes effect with debug, as upstream
     maxnreg: Optional[int] = None
     default_dot_input_precision: str = "tf32"
     allowed_dot_input_precisions: tuple = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
@@ -91,8 +91,9 @@ class CPUBackend:
         for k, v in kw.items():
             if k in known:
                 opts[k] = v
-        if fn.debug is not None and "debug" not in opts:
-            opts["debug"] = bool(fn.debug)
+        if "debug" not in opts:
+            from ...runtime import knobs
+            opts["debug"] = bool(fn.debug) if fn.debug is not None else knobs.debug()
         nw = opts.get("num_warps", 4)
         if not isinstance(nw, int) or nw <= 0 or nw & (nw - 1):
             raise ValueError(f"num_warps must be a power of 2, got {nw!r}")

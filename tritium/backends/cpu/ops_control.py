@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from .dtypes import compute_dtype, scalar_array
+from .dtypes import compute_dtype
 from .evaluator import broadcast_programs, call_function, register, run_block
 
 _ZERO_I32 = np.zeros(1, np.int32)
@@ -247,5 +247,3 @@ def _assert(pc, op):
                              f"`{msg}` failed in program ({x}, {y}, {z}){where}")
     return run
 
-
-__all__ = ["program_coords", "scalar_array"]

@@ -8,6 +8,8 @@ stage raises `StageError` naming the stage and keeping the previous stage's text
 """
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import json
 import os
 import tempfile
@@ -35,7 +37,7 @@ class CUDAOptions:
     allowed_dot_input_precisions: tuple = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
     max_num_imprecise_acc_default: int = 0
     debug: bool = False
-    sanitize_overflow: bool = False
+    sanitize_overflow: bool = True  # only takes effect with debug, as upstream
     arch: str = "sm_90a"
     backend_name: str = "cuda"
 
@@ -130,8 +132,9 @@ class CUDABackend:
     def parse_options(self, kw: Dict[str, Any], fn) -> CUDAOptions:
         known = CUDAOptions.__dataclass_fields__
         opts = {k: v for k, v in kw.items() if k in known and v is not None}
-        if fn.debug is not None and "debug" not in opts:
-            opts["debug"] = bool(fn.debug)
+        if "debug" not in opts:
+            from ...runtime import knobs
+            opts["debug"] = bool(fn.debug) if fn.debug is not None else knobs.debug()
         nw = opts.get("num_warps", 4)
         if not isinstance(nw, int) or nw <= 0 or nw & (nw - 1):
             raise ValueError(f"num_warps must be a power of 2, got {nw!r}")
@@ -141,6 +144,16 @@ class CUDABackend:
 
     def device_key(self):
         return ("cuda", self.driver.get_current_device())
+
+    def hash(self) -> str:
+        """What decides the code besides the kernel and its options: the device the
+        stages target and the versions of ptxas and LLVM (part of the disk cache's key)."""
+        from .toolchain import find_ptxas, tool_version
+        try:
+            ptxas = tool_version(find_ptxas())
+        except FileNotFoundError:  # a TRITON_PTXAS_PATH that is not there
+            ptxas = None
+        return f"sm{self.capability}-ptxas{ptxas}-llvmlite{_llvmlite_version()}"
 
     def compile(self, fn, specialization, options: CUDAOptions) -> CUDAKernel:
         from ...runtime.cache import compile_cached
@@ -170,6 +183,14 @@ class CUDABackend:
         from .toolchain import make_cubin
         return make_cubin(ptx, arch=options.arch, enable_fp_fusion=options.enable_fp_fusion,
                           maxnreg=options.maxnreg)
+
+
+@functools.lru_cache(maxsize=1)
+def _llvmlite_version() -> Optional[str]:
+    try:
+        return importlib.metadata.version("llvmlite")
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 _BACKEND = None

@@ -512,6 +512,19 @@ class FunctionContext:
                 self._lin_cache[key] = pred
         return pred, free.get(REG, 0)
 
+    def canonical(self, ll: LinearLayout) -> List[int]:
+        """Per register, the first register of this thread holding the same element."""
+        key = ("canon", ll)
+        got = self._coord_cache.get(key)
+        if got is None:
+            seen: Dict[tuple, int] = {}
+            got = []
+            for r in range(ll.get_in_dim_size(REG)):
+                c = tuple(ll.apply({REG: r}).values())
+                got.append(seen.setdefault(c, r))
+            self._coord_cache[key] = got
+        return got
+
     # -- shared memory
     def smem_base(self, op: Operation) -> int:
         off = op.attr("allocation.offset")

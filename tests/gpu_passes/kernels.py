@@ -1,0 +1,214 @@
+"""Realistic kernels for the TTGIR pass tests: each case gives its TTIR (through the real
+frontend and TTIR pipeline) and inputs to run it on the CPU backend."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List, Tuple
+
+import numpy as np
+
+import tritium
+import tritium.language as tl
+
+
+@tritium.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@tritium.jit
+def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride, n_cols,
+                   BLOCK_SIZE: tl.constexpr):
+    row_idx = tl.program_id(0)
+    row_start_ptr = input_ptr + row_idx * input_row_stride
+    col_offsets = tl.arange(0, BLOCK_SIZE)
+    mask = col_offsets < n_cols
+    row = tl.load(row_start_ptr + col_offsets, mask=mask, other=-float("inf"))
+    row_minus_max = row - tl.max(row, axis=0)
+    numerator = tl.exp(row_minus_max)
+    denominator = tl.sum(numerator, axis=0)
+    softmax_output = numerator / denominator
+    output_row_start_ptr = output_ptr + row_idx * output_row_stride
+    tl.store(output_row_start_ptr + col_offsets, softmax_output, mask=mask)
+
+
+@tritium.jit
+def softmax2d_kernel(out_ptr, in_ptr, stride, n_rows, n_cols, BM: tl.constexpr,
+                     BN: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    offs = rows[:, None] * stride + cols[None, :]
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    x = tl.load(in_ptr + offs, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=1)[:, None]
+    num = tl.exp(x)
+    den = tl.sum(num, axis=1)
+    tl.store(out_ptr + offs, num / den[:, None], mask=mask)
+
+
+@tritium.jit
+def layer_norm_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    Y += row * stride
+    X += row * stride
+    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        _mean += a
+    mean = tl.sum(_mean, axis=0) / N
+    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.)
+        _var += x * x
+    var = tl.sum(_var, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
+        x_hat = (x - mean) * rstd
+        y = x_hat * w + b
+        tl.store(Y + cols, y, mask=mask)
+
+
+@tritium.jit
+def dropout_kernel(x_ptr, output_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    random = tl.rand(seed, offsets)
+    x_keep = random > p
+    output = tl.where(x_keep, x / (1 - p), 0.0)
+    tl.store(output_ptr + offsets, output, mask=mask)
+
+
+@tritium.jit
+def tile_kernel(dst, src, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    t = tl.load(src + rm[:, None] * stride_m + rn[None, :], mask=mask)
+    tl.store(dst + rm[:, None] * stride_m + rn[None, :], t * 2, mask=mask)
+
+
+@tritium.jit
+def row_sum_kernel(out_ptr, in_ptr, stride, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    x = tl.load(in_ptr + rows[:, None] * stride + cols[None, :])
+    tl.store(out_ptr + rows, tl.sum(x, axis=1))
+
+
+@tritium.jit
+def while_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.int32)
+    i = 0
+    while i < n:
+        acc += tl.load(out_ptr + offs) + i
+        if i % 2 == 0:
+            acc = acc * 2
+        i += 1
+    tl.store(out_ptr + offs, acc)
+
+
+@dataclass
+class Case:
+    name: str
+    fn: object
+    spec: tuple
+    make_args: Callable[[np.random.Generator], List]   # runtime args, IR order
+    grid: Tuple[int, ...]
+    outputs: Tuple[int, ...]   # indices of arguments that are written
+    zero_converts: bool = True
+
+    def ttir(self):
+        from tritium.frontend.compiler import make_ttir
+        module, _ = make_ttir(self.fn, self.spec)
+        return module
+
+
+F32 = ("*fp32", "D")
+
+
+def _vadd(dtype, n):
+    def make(rng):
+        x = rng.standard_normal(4096).astype(dtype)
+        y = rng.standard_normal(4096).astype(dtype)
+        return [x, y, np.zeros(4096, dtype), n]
+    return make
+
+
+def _softmax_args(rng):
+    x = rng.standard_normal((8, 781)).astype(np.float32)
+    return [np.zeros_like(x), x, 781, 781, 781]
+
+
+def _softmax2d_args(rng):
+    x = rng.standard_normal((8, 784)).astype(np.float32)
+    return [np.zeros_like(x), x, 784, 8, 784]
+
+
+def _ln_args(rng):
+    x = rng.standard_normal((4, 1504)).astype(np.float32)
+    w = rng.random(1504).astype(np.float32)
+    b = rng.random(1504).astype(np.float32)
+    return [x, np.zeros_like(x), w, b, np.zeros(4, np.float32), np.zeros(4, np.float32),
+            1504, 1504, 1e-5]
+
+
+def _dropout_args(rng):
+    return [rng.standard_normal(4096).astype(np.float32), np.zeros(4096, np.float32), 4000,
+            0.5, 123]
+
+
+def _tile_args(rng):
+    x = rng.standard_normal((64, 64)).astype(np.float16)
+    return [np.zeros_like(x), x, 60, 50, 64]
+
+
+def _rowsum_args(rng):
+    x = rng.standard_normal((16, 64)).astype(np.float32)
+    return [np.zeros(16, np.float32), x, 64]
+
+
+CASES = [
+    Case("vadd_f32", add_kernel, (F32, F32, F32, ("i32", "D"), ("constexpr", 1024)),
+         _vadd(np.float32, 4000), (4,), (2,)),
+    Case("vadd_f16", add_kernel, (("*fp16", "D"),) * 3 + (("i32", "D"), ("constexpr", 1024)),
+         _vadd(np.float16, 4000), (4,), (2,)),
+    Case("vadd_f32_unaligned_n", add_kernel, (F32, F32, F32, ("i32", ""), ("constexpr", 1024)),
+         _vadd(np.float32, 3999), (4,), (2,)),
+    Case("softmax", softmax_kernel, (F32, F32, ("i32", ""), ("i32", ""), ("i32", ""),
+                                     ("constexpr", 1024)), _softmax_args, (8,), (0,)),
+    Case("softmax2d", softmax2d_kernel, (F32, F32, ("i32", "D"), ("i32", "D"), ("i32", "D"),
+                                         ("constexpr", 4), ("constexpr", 1024)),
+         _softmax2d_args, (2,), (0,)),
+    Case("layer_norm", layer_norm_kernel, (F32,) * 6 + (("i32", "D"), ("i32", "D"),
+                                                        ("fp32", ""), ("constexpr", 1024)),
+         _ln_args, (4,), (1, 4, 5)),
+    Case("dropout", dropout_kernel, (F32, F32, ("i32", "D"), ("fp32", ""), ("i32", ""),
+                                     ("constexpr", 1024)), _dropout_args, (4,), (1,)),
+    Case("tile_f16", tile_kernel, (("*fp16", "D"), ("*fp16", "D"), ("i32", ""), ("i32", ""),
+                                   ("i32", "D"), ("constexpr", 64), ("constexpr", 64)),
+         _tile_args, (1, 1), (0,)),
+    # A row sum stored along a 1-D coalesced layout keeps one conversion, as upstream does.
+    Case("row_sum", row_sum_kernel, (F32, F32, ("i32", "D"), ("constexpr", 16),
+                                     ("constexpr", 64)), _rowsum_args, (1,), (0,),
+         zero_converts=False),
+    Case("while_if", while_kernel, (("*i32", "D"), ("i32", ""), ("constexpr", 256)),
+         lambda rng: [rng.integers(0, 10, 256).astype(np.int32), 5], (1,), (0,)),
+]

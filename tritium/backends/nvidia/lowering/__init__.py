@@ -1,0 +1,49 @@
+"""TTGIR -> LLVM IR text for NVIDIA GPUs (sm_90a), everything but tl.dot.
+
+    make_llir(ttgir_module, capability=90) -> (llir_text, {"shared": bytes, "num_warps": n})
+
+One module per op family registers its lowerings with `context.lowers`:
+elementwise (arith/math/casts/fp8), memory (loads/stores/atomics), shape (make_range,
+splat, broadcast, expand_dims, trans/reshape/join/split/cat), convert_layout, reduce, scan,
+control (scf), misc (program ids, print, assert, calls, gather, histogram, functions).
+The input must satisfy docs/ttgir-contract.md.
+"""
+from __future__ import annotations
+
+from typing import Dict, Tuple
+
+from ....ir.core import Operation, module_body
+from . import context  # noqa: F401
+from . import elementwise, memory, shape, convert_layout, reduce, scan, control, misc  # noqa: F401
+from .context import HANDLERS, LoweringError, ModuleContext
+
+__all__ = ["make_llir", "LoweringError", "HANDLERS", "shared_bytes"]
+
+
+def shared_bytes(module: Operation) -> int:
+    """Total dynamic shared memory: `ttg.shared` when the allocator ran, else the largest
+    offset + scratch of any op (ops without `allocation.offset` all share offset 0, which
+    is safe because every op's scratch use is fenced by barriers)."""
+    total = module.attr("ttg.shared")
+    if total is not None:
+        return int(total)
+    from ....gpu.scratch import scratch_bytes
+    best = 0
+    for op in module.walk():
+        n = scratch_bytes(op)
+        if n:
+            best = max(best, int(op.attr("allocation.offset", 0) or 0) + n)
+    return best
+
+
+def make_llir(module: Operation, capability: int = 90) -> Tuple[str, Dict[str, int]]:
+    mctx = ModuleContext(module, capability)
+    funcs = [op for op in module_body(module) if op.name == "tt.func"]
+    for f in funcs:
+        mctx.funcs[f.attr("sym_name")] = f
+    for f in funcs:
+        misc.lower_function(mctx, f)
+    shared = shared_bytes(module)
+    if shared:
+        mctx.out.uses_smem = True
+    return mctx.out.text(), {"shared": shared, "num_warps": mctx.num_warps}

@@ -1,0 +1,203 @@
+"""ttg.convert_layout and the generic data movement behind the shape ops.
+
+`move(ctx, op, vals, src_ll, dst_ll, elt)` takes a thread's registers in layout `src_ll` to
+layout `dst_ll` (same tensor coordinates) with the plan of `tritium.gpu.scratch.conversion_plan`:
+* none      - nothing to do;
+* register  - a renaming of registers;
+* shuffle   - rounds of `shfl.sync.idx` (lane-dependent register choices are selects);
+* shared    - bar.sync, vectorised `st.shared` into the swizzled scratch at the op's
+              `allocation.offset`, bar.sync, vectorised `ld.shared` (repeated per `reps`).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+from ....gpu.linear_layout import LinearLayout
+from ....gpu.scratch import conversion_plan, layout_of
+from ....ir import types as T
+from .context import (LANE, REG, WARP, FunctionContext, LoweringError, elem_type, lowers,
+                      storage_bits)
+
+
+def _affine_lane_value(ctx: FunctionContext, table: Sequence[int]) -> str:
+    """i32 value of an affine function of the lane id given by its table."""
+    base = table[0]
+    bases = [table[1 << i] ^ base for i in range(5)]
+    v = ctx.linear_tid(bases)
+    if base == 0:
+        return v
+    if v == "0":
+        return str(base)
+    return ctx.e.pro(f"xor i32 {v}, {base}", "m")
+
+
+def _select_by_index(ctx: FunctionContext, idx: str, cands: Dict[int, str], lt: str) -> str:
+    items = sorted(cands.items())
+    acc = items[0][1]
+    for k, v in items[1:]:
+        c = ctx.e.icmp("eq", "i32", idx, str(k))
+        acc = ctx.e.select(c, lt, v, acc)
+    return acc
+
+
+def move(ctx: FunctionContext, op, vals: List[str], src_ll: LinearLayout, dst_ll: LinearLayout,
+         elt: T.Type) -> List[str]:
+    """Registers of `src_ll` -> registers of `dst_ll` (see module docstring)."""
+    bits = storage_bits(elt)
+    plan = conversion_plan(src_ll, dst_ll, bits)
+    ndst = dst_ll.get_in_dim_size(REG)
+    if plan.kind == "none":
+        if len(vals) != ndst:
+            raise LoweringError("identity conversion between layouts of different register counts")
+        return list(vals)
+    if plan.kind == "register":
+        return [vals[p] for p in plan.perm]
+    if plan.kind == "shuffle":
+        return _shuffle(ctx, plan.shuffle, vals, ndst, elt)
+    return _through_shared(ctx, op, plan.shared, vals, src_ll, dst_ll, elt)
+
+
+def _shuffle(ctx: FunctionContext, sp, vals: List[str], ndst: int, elt: T.Type) -> List[str]:
+    from .context import ltype
+    lt = ltype(elt)
+    e = ctx.e
+    out: List[Optional[str]] = [None] * ndst
+    for k in range(sp.rounds):
+        sends = sp.send_reg[k]
+        cands = sorted(set(sends))
+        if len(cands) == 1:
+            v = vals[cands[0]]
+        else:
+            idx = _affine_lane_value(ctx, sends)
+            v = _select_by_index(ctx, idx, {c: vals[c] for c in cands}, lt)
+        src_lane = _affine_lane_value(ctx, sp.src_lane[k])
+        got = ctx.shfl("idx", elt, v, src_lane)
+        dsts = sp.dst_reg[k]
+        dc = sorted(set(dsts))
+        if len(dc) == 1:
+            out[dc[0]] = got
+        else:
+            idx = _affine_lane_value(ctx, dsts)
+            for c in dc:
+                prev = out[c] if out[c] is not None else "poison"
+                cond = e.icmp("eq", "i32", idx, str(c))
+                out[c] = e.inst(f"select i1 {cond}, {lt} {got}, {lt} {prev}", "s")
+    mask = sp.dst_broadcast_mask
+    for r in range(ndst):
+        if out[r] is None:
+            out[r] = out[r & ~mask]
+    if any(x is None for x in out):
+        raise LoweringError("shuffle plan left destination registers unset")
+    return out
+
+
+def _vector_bits(flat: LinearLayout, nvec: int) -> List[int]:
+    """Register bits i with flat(reg bit i) == 1 << j for j < log2(nvec)."""
+    regs = [b[0] for b in flat.bases.get(REG, [])]
+    out = []
+    j = 0
+    while (1 << j) < nvec:
+        try:
+            out.append(regs.index(1 << j))
+        except ValueError:
+            break
+        j += 1
+    return out
+
+
+def _alignment(base: int, nbytes: int) -> int:
+    a = 16
+    while a > 1 and base % a:
+        a //= 2
+    return max(1, min(a, nbytes))
+
+
+def _through_shared(ctx: FunctionContext, op, sp, vals: List[str], src_ll: LinearLayout,
+                    dst_ll: LinearLayout, elt: T.Type) -> List[str]:
+    e = ctx.e
+    st = ctx.storage_type(elt)
+    nbytes = storage_bits(elt) // 8
+    inv = sp.smem.invert()
+    scratch = sp.scratch_elems
+    sbits = scratch.bit_length() - 1
+    base = ctx.smem_base(op)
+    sides = []
+    for ll, nvec in ((src_ll, sp.vec_src), (dst_ll, sp.vec_dst)):
+        flat = ll.compose(inv).flatten_outs()
+        out = flat.out_dims[0]
+        hw, hw_mask = ctx.hw_value(flat, out)
+        if hw_mask >> sbits:
+            raise LoweringError("conversion scratch: thread bits select a repetition")
+        vbits = _vector_bits(flat, nvec)
+        nvec = 1 << len(vbits)
+        canon = ctx.canonical(ll)
+        vmask = sum(1 << b for b in vbits)
+        groups: Dict[int, List[tuple]] = {}
+        for r in range(ll.get_in_dim_size(REG)):
+            if canon[r] != r or r & vmask:
+                continue
+            off = flat.apply({REG: r})[out]
+            rep, off = off >> sbits, off & (scratch - 1)
+            members = []
+            for j in range(nvec):
+                rr = r
+                for t, b in enumerate(vbits):
+                    if (j >> t) & 1:
+                        rr |= 1 << b
+                members.append(rr)
+            groups.setdefault(rep, []).append((off, members))
+        sides.append(((hw, hw_mask), nvec, groups, canon))
+    nrep = sp.num_reps
+    out_vals: List[Optional[str]] = [None] * dst_ll.get_in_dim_size(REG)
+
+    def address(hw, off):
+        o = ctx.combine_const(hw, off) if off else hw[0]
+        if o.lstrip("-").isdigit():
+            return ctx.smem_ptr(base + int(o) * nbytes)
+        byte = o if nbytes == 1 else e.bin("shl", "i32", o, str(nbytes.bit_length() - 1))
+        if base:
+            byte = e.bin("add", "i32", byte, str(base))
+        return ctx.smem_ptr(byte)
+
+    for rep in range(nrep):
+        ctx.barrier()
+        (hw, nvec, groups, _), = [sides[0]]
+        for off, members in groups.get(rep, []):
+            p = address(hw, off)
+            elems = [ctx.to_storage(elt, vals[m])[1] for m in members]
+            if nvec == 1:
+                e.emit(f"store {st} {elems[0]}, ptr addrspace(3) {p}, align {_alignment(base, nbytes)}")
+            else:
+                v = e.build_vector(st, elems)
+                e.emit(f"store <{nvec} x {st}> {v}, ptr addrspace(3) {p}, "
+                       f"align {_alignment(base, nvec * nbytes)}")
+        ctx.barrier()
+        hw, nvec, groups, _ = sides[1]
+        for off, members in groups.get(rep, []):
+            p = address(hw, off)
+            if nvec == 1:
+                x = e.inst(f"load {st}, ptr addrspace(3) {p}, align {_alignment(base, nbytes)}", "ld")
+                xs = [x]
+            else:
+                vt = f"<{nvec} x {st}>"
+                x = e.inst(f"load {vt}, ptr addrspace(3) {p}, align {_alignment(base, nvec * nbytes)}", "ld")
+                xs = e.split_vector(st, x, nvec)
+            for m, v in zip(members, xs):
+                out_vals[m] = ctx.from_storage(elt, v)
+    canon = sides[1][3]
+    for r in range(len(out_vals)):
+        if out_vals[r] is None:
+            out_vals[r] = out_vals[canon[r]]
+    if any(v is None for v in out_vals):
+        raise LoweringError("shared-memory conversion left destination registers unset")
+    return out_vals
+
+
+@lowers("ttg.convert_layout")
+def _convert_layout(ctx: FunctionContext, op) -> None:
+    src, dst = op.operands[0].type, op.result.type
+    vals = ctx.get(op.operands[0])
+    if src == dst:
+        ctx.set(op.result, list(vals))
+        return
+    ctx.set(op.result, move(ctx, op, vals, ctx.ll(src), ctx.ll(dst), elem_type(dst)))

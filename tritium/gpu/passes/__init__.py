@@ -1,0 +1,42 @@
+"""The TTGIR passes (TTIR -> TTGIR -> TTGIR ready for the LLVM lowering).
+
+Importing this package registers them with the pass manager:
+
+    convert-triton-to-tritongpu (convert-to-ttgir)   default layouts, module attributes
+    tritongpu-coalesce (coalesce)                     memory-op layouts from AxisInfo
+    tritongpu-remove-layout-conversions (remove-layout-conversions)
+    allocate-shared-memory                            allocation.offset / ttg.shared
+
+and a `ttg.convert_layout` fold hook for canonicalize (identity, convert of convert,
+convert of a constant).
+"""
+from __future__ import annotations
+
+from ...ir.attrs import DenseElementsAttr
+from ...passes.pattern import IN_PLACE, register_fold
+from .allocate_shared_memory import AllocateSharedMemory, allocate_shared_memory
+from .coalesce import Coalesce, coalesce
+from .convert_to_ttgir import ConvertToTTGIR, convert_to_ttgir
+from .legality import LayoutLegalityError, check_ttgir_legality
+from .remove_layout_conversions import (RemoveLayoutConversions, count_converts,
+                                        remove_layout_conversions)
+
+
+@register_fold("ttg.convert_layout")
+def _fold_convert(op, consts):
+    src, t = op.operand(0), op.results[0].type
+    if src.type == t:
+        return [src]
+    if isinstance(consts[0], DenseElementsAttr):
+        return [DenseElementsAttr(consts[0].value, t)]
+    inner = src.owner_op
+    if inner is not None and inner.name == "ttg.convert_layout":
+        op.set_operand(0, inner.operand(0))
+        return IN_PLACE
+    return None
+
+
+__all__ = ["ConvertToTTGIR", "Coalesce", "RemoveLayoutConversions", "AllocateSharedMemory",
+           "convert_to_ttgir", "coalesce", "remove_layout_conversions",
+           "allocate_shared_memory", "check_ttgir_legality", "LayoutLegalityError",
+           "count_converts"]

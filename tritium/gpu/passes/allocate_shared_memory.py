@@ -1,0 +1,200 @@
+"""allocate-shared-memory: byte offsets in the kernel's one shared-memory block.
+
+Two kinds of buffer: the scratch of an op (convert_layout through shared memory, reductions
+and scans across warps, scalar atomics, generic data movement), live only while the op
+runs; and explicit buffers (`ttg.local_alloc`), live from the alloc to the last use of the
+descriptor (a use inside a loop keeps the buffer for the whole loop). Buffers whose live
+ranges overlap never overlap in memory; the rest share space. Largest buffers are placed
+first, each at the lowest 16-byte aligned offset that clears every interfering buffer
+already placed. Each op gets `allocation.offset` (i32 bytes) and the module `ttg.shared`
+(i32, total bytes, 0 if none): the lowering reads both and decides nothing itself.
+
+Scratch sizes come from `tritium.gpu.scratch.scratch_bytes(op)`, the function the lowering
+uses; while that module does not exist a conservative local estimate stands in.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional
+
+from ...ir import types as T
+from ...ir.attrs import IntegerAttr
+from ...ir.core import Operation
+from ...passes.manager import Pass, register_pass
+
+__all__ = ["AllocateSharedMemory", "allocate_shared_memory", "fallback_scratch_bytes",
+           "Buffer", "ALIGNMENT"]
+
+ALIGNMENT = 16
+DATA_MOVEMENT_OPS = ("tt.trans", "tt.reshape", "tt.join", "tt.split", "tt.cat", "tt.gather",
+                     "tt.histogram")
+
+
+def _elem_bytes(t: T.Type) -> int:
+    elt = t.element_type
+    if isinstance(elt, T.PointerType):
+        return 8
+    return max(1, getattr(elt, "bitwidth", 32) // 8)
+
+
+def _numel(t: T.Type) -> int:
+    return t.numel if isinstance(t, T.TensorType) else 1
+
+
+def _warps_along(enc, shape, axis: int) -> int:
+    """Distinct warps that hold different coordinates along `axis`."""
+    ll = enc.to_linear_layout(list(shape))
+    n = sum(1 for b in ll.bases.get("warp", []) if b[axis])
+    return 1 << n
+
+
+def fallback_scratch_bytes(op: Operation) -> int:
+    """Upstream's conservative sizes, in bytes."""
+    name = op.name
+    if name == "ttg.convert_layout":
+        src, dst = op.operand(0).type, op.results[0].type
+        if not isinstance(src, T.TensorType) or src.encoding is None or dst.encoding is None:
+            return 0
+        bits = _elem_bytes(src) * 8
+        try:
+            from ..convert import plan_conversion
+            plan = plan_conversion(src.encoding.to_linear_layout(list(src.dims)),
+                                   dst.encoding.to_linear_layout(list(dst.dims)), bits)
+        except Exception:
+            return src.numel * _elem_bytes(src)
+        if plan.kind != "shared":
+            return 0
+        return plan.shared.scratch_elems * _elem_bytes(src)
+    if name in ("tt.reduce", "tt.scan"):
+        src = op.operand(0).type
+        if not isinstance(src, T.TensorType) or src.encoding is None:
+            return 0
+        axis = op.attr("axis")
+        warps = _warps_along(src.encoding, src.dims, axis)
+        if warps == 1:
+            return 0
+        rows = src.numel // src.dims[axis]
+        return sum(rows * warps * _elem_bytes(v.type) for v in op.operands)
+    if name in ("tt.atomic_rmw", "tt.atomic_cas"):
+        if op.results and not isinstance(op.results[0].type, T.TensorType):
+            return _elem_bytes(op.results[0].type)  # one thread's result, broadcast
+        return 0
+    if name in DATA_MOVEMENT_OPS:
+        return max((_numel(r.type) * _elem_bytes(r.type) for r in op.results), default=0)
+    return 0
+
+
+def _scratch_fn() -> Callable[[Operation], int]:
+    try:
+        from ..scratch import scratch_bytes
+        return scratch_bytes
+    except ImportError:
+        return fallback_scratch_bytes
+
+
+_MEMDESC = re.compile(r"!ttg\.memdesc<((?:\d+x)+)([A-Za-z0-9]+)")
+
+
+def _memdesc_bytes(t: T.Type) -> int:
+    m = _MEMDESC.match(str(t))
+    if m is None:
+        return 0
+    n = 1
+    for d in m.group(1).split("x")[:-1]:
+        n *= int(d)
+    width = re.search(r"\d+", m.group(2))
+    bits = int(width.group()) if width else 32
+    return n * max(1, bits // 8)
+
+
+@dataclass
+class Buffer:
+    op: Operation
+    size: int
+    start: int   # live range, in positions of the function's op order (inclusive)
+    end: int
+    offset: int = -1
+
+    def interferes(self, other: "Buffer") -> bool:
+        return self.start <= other.end and other.start <= self.end
+
+
+def _positions(func: Operation) -> Dict[Operation, int]:
+    return {op: i for i, op in enumerate(func.walk())}
+
+
+def _end_of_use(pos: Dict[Operation, int], def_op: Operation, user: Operation) -> int:
+    """Last position the buffer must survive for `user`: the end of the outermost loop
+    that contains the user but not the definition."""
+    end = pos[user]
+    p = user.parent_op
+    while p is not None and not p.is_ancestor_of(def_op):
+        if p.name in ("scf.for", "scf.while"):
+            end = max(end, max(pos[o] for o in p.walk()))
+        p = p.parent_op
+    return end
+
+
+def collect_buffers(func: Operation, scratch: Callable[[Operation], int]) -> List[Buffer]:
+    pos = _positions(func)
+    bufs: List[Buffer] = []
+    for op, i in pos.items():
+        if op.name == "ttg.local_alloc" and op.results:
+            size = _memdesc_bytes(op.results[0].type)
+            if size:
+                end = i
+                work = list(op.results[0].uses)
+                for u in work:
+                    end = max(end, _end_of_use(pos, op, u.owner))
+                bufs.append(Buffer(op, size, i, end))
+            continue
+        size = scratch(op)
+        if size > 0:
+            bufs.append(Buffer(op, size, i, i))
+    return bufs
+
+
+def assign_offsets(bufs: List[Buffer], alignment: int = ALIGNMENT) -> int:
+    """First fit, largest first; returns the total size."""
+    placed: List[Buffer] = []
+    for b in sorted(bufs, key=lambda b: (-b.size, b.start)):
+        offset = 0
+        clash = sorted((p for p in placed if p.interferes(b)), key=lambda p: p.offset)
+        for p in clash:
+            if offset + b.size <= p.offset:
+                break
+            offset = max(offset, _align(p.offset + p.size, alignment))
+        b.offset = offset
+        placed.append(b)
+    return max((b.offset + b.size for b in bufs), default=0)
+
+
+def _align(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def allocate_shared_memory(module: Operation,
+                           scratch: Optional[Callable[[Operation], int]] = None) -> int:
+    scratch = scratch or _scratch_fn()
+    total = 0
+    for func in module.regions[0].entry:
+        if func.name != "tt.func" or not func.regions or not func.regions[0].blocks:
+            continue
+        bufs = collect_buffers(func, scratch)
+        used = assign_offsets(bufs)
+        for b in bufs:
+            b.op.attributes["allocation.offset"] = IntegerAttr(b.offset, T.i32)
+        total = max(total, used)
+    module.attributes["ttg.shared"] = IntegerAttr(total, T.i32)
+    return total
+
+
+@register_pass
+class AllocateSharedMemory(Pass):
+    name = "allocate-shared-memory"
+    aliases = ("allocate-shared-memory-nv",)
+    description = "liveness-based shared-memory offsets for scratch and local buffers"
+
+    def run(self, module: Operation) -> None:
+        allocate_shared_memory(module)

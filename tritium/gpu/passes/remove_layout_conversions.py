@@ -1,0 +1,357 @@
+"""tritongpu-remove-layout-conversions: delete the `ttg.convert_layout`s the earlier
+passes scattered, without breaking the layout contract.
+
+Three steps, each keeping the IR legal:
+
+1. Forward propagation. Loads and atomics are anchors: coalesce chose their layout for
+   memory bandwidth. Their layouts flow to every user whose layout follows its operands
+   (elementwise ops, broadcast, converts, expand_dims of a matching slice, reductions as
+   slices, scf.for/if/while carried values). A value reached by several layouts keeps the
+   first. Values are then retyped in place and the contract is restored by converting
+   operands where needed (stores keep the layout coalesce gave them).
+2. Folding: convert(convert(x)), converts to the same type, and converts of splats,
+   make_ranges and constants (which are recreated in the wanted layout).
+3. Backward rematerialization: a convert whose source is computed only by cheap ops
+   (elementwise ops, broadcast, expand_dims, splat, make_range, constants) is replaced by
+   a copy of that computation in the destination layout, when the copies that stay alive
+   next to the originals cost no more than the conversion itself.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from ...ir import types as T
+from ...ir.attrs import DenseElementsAttr
+from ...ir.core import BlockArgument, Operation, Value
+from ...passes.dce import dce
+from ...passes.manager import Pass, register_pass
+from ...passes.pattern import is_effect_free
+from ..layouts import SliceEncoding
+from .legality import (MEMORY_OPS, encoding_of, is_elementwise, legalize_op, retype,
+                       with_encoding)
+
+__all__ = ["RemoveLayoutConversions", "remove_layout_conversions", "count_converts"]
+
+CVT = "ttg.convert_layout"
+
+
+def count_converts(root: Operation) -> int:
+    return sum(1 for op in root.walk() if op.name == CVT)
+
+
+# ---------------------------------------------------------------- 1. forward propagation
+def _tensor(v: Value) -> bool:
+    return isinstance(v.type, T.TensorType)
+
+
+def _slot(v: Value) -> Value:
+    """Values that must share one type are keyed by one of them: loop-carried block
+    arguments by the loop result they become."""
+    if isinstance(v, BlockArgument):
+        parent = v.block.parent_op
+        if parent is not None and parent.name == "scf.for" and v.index >= 1:
+            return parent.results[v.index - 1]
+        if parent is not None and parent.name == "scf.while" and \
+                v.block is parent.regions[1].entry:
+            return parent.results[v.index]
+    return v
+
+
+def _tied(slot: Value) -> List[Value]:
+    op = slot.owner_op
+    if op is not None and op.name == "scf.for":
+        return [slot, op.regions[0].entry.args[slot.index + 1]]
+    if op is not None and op.name == "scf.while":
+        return [slot, op.regions[1].entry.args[slot.index]]
+    return [slot]
+
+
+def _forward_targets(user: Operation, index: int, enc) -> List[Tuple[Value, object]]:
+    """Values whose layout follows when operand `index` of `user` takes layout `enc`."""
+    name = user.name
+    if name in MEMORY_OPS or name == "tt.splat":
+        return []
+    if name in (CVT, "tt.broadcast", "tt.scan") or (is_elementwise(user) and not user.regions):
+        return [(r, enc) for r in user.results if _tensor(r)]
+    if name == "tt.expand_dims":
+        if isinstance(enc, SliceEncoding) and enc.dim == user.attr("axis"):
+            return [(user.results[0], enc.parent)]
+        return []
+    if name == "tt.reduce":
+        return [(r, SliceEncoding(user.attr("axis"), enc)) for r in user.results
+                if _tensor(r)]
+    if name == "scf.for" and index >= 3:
+        return [(user.results[index - 3], enc)]
+    if name == "scf.while":
+        return [(user.regions[0].entry.args[index], enc)]
+    if name == "scf.yield":
+        parent = user.parent_op
+        if parent is None:
+            return []
+        if parent.name in ("scf.for", "scf.if"):
+            return [(parent.results[index], enc)]
+        if parent.name == "scf.while":
+            return [(parent.regions[0].entry.args[index], enc)]
+    if name == "scf.condition" and index >= 1:
+        parent = user.parent_op
+        return [(parent.results[index - 1], enc)]
+    return []
+
+
+def _is_anchor(op: Operation) -> bool:
+    return op.name in ("tt.load", "tt.atomic_rmw", "tt.atomic_cas") and \
+        any(_tensor(r) for r in op.results)
+
+
+def propagate_layouts(func: Operation) -> int:
+    """Step 1; returns how many values changed layout."""
+    cands: Dict[Value, List[object]] = {}
+    work: List[Tuple[Value, object]] = []
+
+    def add(v: Value, enc) -> None:
+        if enc is None or not _tensor(v):
+            return
+        slot = _slot(v)
+        lst = cands.setdefault(slot, [])
+        if enc in lst:
+            return
+        lst.append(enc)
+        for t in _tied(slot):
+            work.append((t, enc))
+
+    for op in func.walk():
+        if _is_anchor(op):
+            for r in op.results:
+                add(r, encoding_of(r))
+    while work:
+        v, enc = work.pop(0)
+        for use in list(v.uses):
+            for target, e in _forward_targets(use.owner, use.index, enc):
+                add(target, e)
+
+    # Memory ops keep the layout coalesce gave them, whatever their operands become.
+    refs = {op: encoding_of(op.operand(0)) for op in func.walk()
+            if op.name in MEMORY_OPS and op.operands and _tensor(op.operand(0))}
+    changed = 0
+    for slot, encs in cands.items():
+        for v in _tied(slot):
+            if v.type.encoding != encs[0]:
+                retype(v, encs[0])
+                changed += 1
+    if changed:
+        for op in list(func.walk()):
+            legalize_op(op, ref=refs.get(op))
+    return changed
+
+
+# ---------------------------------------------------------------- 2. folding
+_LEAVES = ("tt.splat", "tt.make_range", "arith.constant")
+
+
+def _recreate(op: Operation, enc, before: Operation) -> Value:
+    """A copy of leaf op `op` producing layout `enc`, inserted before `before`."""
+    t = with_encoding(op.results[0].type, enc)
+    attrs = dict(op.attributes)
+    if isinstance(attrs.get("value"), DenseElementsAttr):
+        attrs["value"] = DenseElementsAttr(attrs["value"].value, t)
+    new = Operation(op.name, op.operands, [t], attrs, loc=op.loc)
+    before.parent.insert_before(new, before)
+    return new.results[0]
+
+
+def _is_leaf(op: Optional[Operation]) -> bool:
+    if op is None or op.name not in _LEAVES:
+        return False
+    return op.name != "arith.constant" or isinstance(op.attributes.get("value"),
+                                                     DenseElementsAttr)
+
+
+def fold_converts(func: Operation) -> int:
+    folded = 0
+    again = True
+    while again:
+        again = False
+        for op in list(func.walk()):
+            if op.name != CVT or op.parent is None:
+                continue
+            src, res = op.operand(0), op.results[0]
+            d = src.owner_op
+            if src.type == res.type:
+                res.replace_all_uses_with(src)
+            elif d is not None and d.name == CVT:
+                op.set_operand(0, d.operand(0))
+                if not d.has_uses():
+                    d.erase()
+                folded += 1
+                again = True
+                continue
+            elif _is_leaf(d):
+                res.replace_all_uses_with(_recreate(d, res.type.encoding, op))
+            else:
+                continue
+            op.erase()
+            if d is not None and d.parent is not None and not d.has_uses() and \
+                    is_effect_free(d):
+                d.erase()
+            folded += 1
+            again = True
+    return folded
+
+
+# ---------------------------------------------------------------- 3. rematerialization
+_FREE = ("tt.splat", "tt.make_range", "arith.constant", "tt.broadcast", "tt.expand_dims", CVT)
+
+
+def _rematerializable(op: Operation) -> bool:
+    if op.regions or len(op.results) != 1 or not _tensor(op.results[0]):
+        return False
+    if op.name in ("tt.broadcast", "tt.expand_dims") or _is_leaf(op):
+        return True
+    return is_elementwise(op) and op.name not in MEMORY_OPS and is_effect_free(op)
+
+
+def _operand_layout(op: Operation, enc):
+    """The layout operand(s) of `op` need for its result to have layout `enc`."""
+    if op.name == "tt.expand_dims":
+        return SliceEncoding(op.attr("axis"), enc)
+    return enc
+
+
+def _convert_cost(cvt: Operation) -> int:
+    """Rough cost, per element, of the conversion (0 when it only renames registers)."""
+    src, dst = cvt.operand(0).type, cvt.results[0].type
+    try:
+        from ..convert import plan_conversion
+        bits = getattr(src.element, "bitwidth", 32)
+        plan = plan_conversion(src.encoding.to_linear_layout(src.dims),
+                               dst.encoding.to_linear_layout(dst.dims), max(bits, 8))
+        return {"none": 0, "register": 0, "shuffle": 4}.get(plan.kind, 8)
+    except Exception:  # layouts the planner does not know: assume shared memory
+        return 8
+
+
+class Rematerializer:
+    """Step 3. `cache` remembers copies already made, so two converts of one value (or of
+    values sharing a subexpression) reuse one copy."""
+
+    def __init__(self):
+        self.cache: Dict[Tuple[Value, object], Value] = {}
+
+    def lookup(self, v: Value, enc) -> Optional[Value]:
+        if not _tensor(v) or v.type.encoding == enc:
+            return v
+        hit = self.cache.get((v, enc))
+        if hit is not None and (hit.owner_op is None or hit.owner_op.parent is not None):
+            return hit
+        d = v.owner_op
+        if d is not None and d.name == CVT:
+            return self.lookup(d.operand(0), enc)
+        return None
+
+    def _collect(self, v: Value, enc, plan, seen, passed) -> bool:
+        key = (v, enc)
+        if key in seen:
+            return seen[key]
+        if self.lookup(v, enc) is not None and (not _tensor(v) or v.type.encoding == enc or
+                                                key in self.cache):
+            seen[key] = True
+            return True
+        op = v.owner_op
+        if op is None:
+            seen[key] = False
+            return False
+        if op.name == CVT:
+            passed.append(op)
+            ok = self._collect(op.operand(0), enc, plan, seen, passed)
+            seen[key] = ok
+            return ok
+        if not _rematerializable(op):
+            seen[key] = False
+            return False
+        seen[key] = True
+        want = _operand_layout(op, enc)
+        for x in op.operands:
+            if _tensor(x) and not self._collect(x, want, plan, seen, passed):
+                seen[key] = False
+                return False
+        plan.append((op, enc))
+        return True
+
+    def _cost(self, cvt: Operation, plan, passed) -> int:
+        """Cost of the copies that stay alive beside the originals."""
+        planned = {id(op): op for op, _ in plan}
+        planned.update({id(op): op for op in passed})
+        dying = {id(cvt)}
+        changed = True
+        while changed:
+            changed = False
+            for op in planned.values():
+                if id(op) in dying:
+                    continue
+                if all(id(u.owner) in dying for r in op.results for u in r.uses):
+                    dying.add(id(op))
+                    changed = True
+        return sum(0 if op.name in _FREE else 1 for op, _ in plan if id(op) not in dying)
+
+    def try_remove(self, cvt: Operation) -> bool:
+        target = cvt.results[0].type.encoding
+        plan: List[Tuple[Operation, object]] = []
+        passed: List[Operation] = []
+        if not self._collect(cvt.operand(0), target, plan, {}, passed):
+            return False
+        if not plan and not passed:
+            return False
+        cost = self._cost(cvt, plan, passed)
+        if cost and cost > _convert_cost(cvt):
+            return False
+        for op, enc in plan:
+            if self.lookup(op.results[0], enc) is not None:
+                continue
+            want = _operand_layout(op, enc)
+            operands = [self.lookup(x, want) if _tensor(x) else x for x in op.operands]
+            t = with_encoding(op.results[0].type, enc)
+            attrs = dict(op.attributes)
+            if isinstance(attrs.get("value"), DenseElementsAttr):
+                attrs["value"] = DenseElementsAttr(attrs["value"].value, t)
+            new = Operation(op.name, operands, [t], attrs, loc=op.loc)
+            op.parent.insert_after(new, op)
+            self.cache[(op.results[0], enc)] = new.results[0]
+        value = self.lookup(cvt.operand(0), target)
+        cvt.results[0].replace_all_uses_with(value)
+        cvt.erase()
+        return True
+
+
+def rematerialize(func: Operation, remat: Optional[Rematerializer] = None) -> int:
+    remat = remat or Rematerializer()
+    n = 0
+    for op in list(func.walk()):
+        if op.name == CVT and op.parent is not None and remat.try_remove(op):
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------- the pass
+def remove_layout_conversions(module: Operation, max_rounds: int = 8) -> Operation:
+    for func in list(module.regions[0].entry):
+        if func.name != "tt.func" or not func.regions or not func.regions[0].blocks:
+            continue
+        fold_converts(func)
+        propagate_layouts(func)
+        remat = Rematerializer()
+        for _ in range(max_rounds):
+            n = fold_converts(func) + rematerialize(func, remat)
+            dce(func)
+            if not n:
+                break
+    return module
+
+
+@register_pass
+class RemoveLayoutConversions(Pass):
+    name = "tritongpu-remove-layout-conversions"
+    aliases = ("remove-layout-conversions",)
+    description = "propagate anchor layouts and rematerialize cheap values to delete converts"
+
+    def run(self, module: Operation) -> None:
+        remove_layout_conversions(module)

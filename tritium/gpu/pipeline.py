@@ -1,0 +1,38 @@
+"""make_ttgir: the TTIR -> TTGIR pipeline, in upstream's order (the passes tritium does not
+have yet — dot/MMA, pipelining, CTA planning — are simply absent), ending with the
+shared-memory allocation the LLVM lowering reads."""
+from __future__ import annotations
+
+from ..ir.core import Operation
+from ..passes import PassManager
+
+__all__ = ["make_ttgir", "ttgir_pipeline"]
+
+
+def ttgir_pipeline(num_warps: int = 4, threads_per_warp: int = 32, num_ctas: int = 1,
+                   target: str = "cuda:90", num_stages: int = 3) -> str:
+    convert = (f"convert-triton-to-tritongpu{{num-warps={num_warps} "
+               f"threads-per-warp={threads_per_warp} num-ctas={num_ctas} target={target}}}")
+    return ",".join([
+        convert,
+        "tritongpu-coalesce",
+        "tritongpu-remove-layout-conversions",
+        "canonicalize",
+        "cse",
+        "tritongpu-remove-layout-conversions",
+        "canonicalize",
+        "cse",
+        "symbol-dce",
+        "allocate-shared-memory",
+    ])
+
+
+def make_ttgir(module: Operation, num_warps: int, threads_per_warp: int = 32,
+               num_ctas: int = 1, target: str = "cuda:90", num_stages: int = 3,
+               **manager_options) -> Operation:
+    """Run the TTGIR pipeline on a TTIR module in place and return it. Keyword arguments
+    go to the PassManager (verify_each, dump, timing)."""
+    from . import passes  # noqa: F401  (registers the passes)
+    PassManager(ttgir_pipeline(num_warps, threads_per_warp, num_ctas, target, num_stages),
+                **manager_options).run(module)
+    return module
