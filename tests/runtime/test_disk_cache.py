@@ -6,7 +6,6 @@ their calls, so a test can tell a compile from a load without a GPU or ptxas.
 """
 import base64
 import collections
-import dataclasses
 import hashlib
 import importlib.util
 import json

@@ -8,7 +8,6 @@ builtins go through `TritonSemantic`, the one place that knows them. Control flo
 from __future__ import annotations
 
 import ast
-import inspect
 import os
 import warnings
 from types import ModuleType
@@ -17,13 +16,12 @@ from typing import Any, Dict, List, Optional
 from .. import language
 from ..ir import types as T
 from ..ir.attrs import ArrayAttr, BoolAttr, DictAttr, StringAttr, TypeAttr, i32_attr
-from ..ir.core import Block, Location, Operation
+from ..ir.core import Location, Operation
 from ..language.core import (_unwrap_if_constexpr, base_value, constexpr, is_builtin, tensor)
 from ..language.dtypes import dtype
+from .codegen_calls import CallsMixin
 from .codegen_control import ControlFlowMixin
-from .errors import (CompilationError, CompileTimeAssertionFailure, UnsupportedLanguageConstruct,
-                     format_exception_message)
-from .mangle import mangle_fn
+from .errors import CompilationError, UnsupportedLanguageConstruct, format_exception_message
 
 
 def _is_triton_value(o) -> bool:
@@ -73,7 +71,7 @@ def same_kernel_type(a, b) -> bool:
     return type(a) is type(b) and a is b
 
 
-class CodeGenerator(ControlFlowMixin, ast.NodeVisitor):
+class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
     def __init__(self, jit_fn, module: Operation, arg_types: List[Any], constants: Dict[int, Any],
                  attrs: Dict[int, list], function_name: str, is_kernel: bool,
                  function_ret_types: Dict[str, Any], options=None):
@@ -492,158 +490,6 @@ class CodeGenerator(ControlFlowMixin, ast.NodeVisitor):
         if isinstance(cond, tensor):
             return self.visit_ifexp_tensor(node, cond)
         return self.visit(node.body if _unwrap_if_constexpr(cond) else node.orelse)
-
-    # ------------------------------------------------------------------ calls
-    def visit_keyword(self, node):
-        return node.arg, self.visit(node.value)
-
-    def visit_Call(self, node):
-        from .jit import JITFunction
-        fn = _unwrap_if_constexpr(self.visit(node.func))
-        static = self.STATIC_FUNCTIONS.get(fn) if _hashable(fn) else None
-        if static is not None:
-            return static(self, node)
-        kws = dict(self.visit(k) for k in node.keywords)
-        args = []
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                args.extend(list(self.visit(a.value)))
-            else:
-                args.append(self.visit(a))
-        if isinstance(fn, JITFunction):
-            return self.call_jit_function(fn, args, kws, node)
-        if fn in ("min", "max"):
-            return self._minmax(fn, args, kws)
-        if (hasattr(fn, "__self__") and _is_triton_value(fn.__self__)) or is_builtin(fn):
-            extra = {"_semantic": self.semantic}
-            if _accepts(fn, "_generator"):
-                extra["_generator"] = self
-            try:
-                ret = fn(*args, **extra, **kws)
-            except Exception as e:
-                if isinstance(e, CompilationError) or \
-                        os.environ.get("TRITON_FRONT_END_DEBUGGING", "0") == "1":
-                    raise
-                raise CompilationError(self.jit_fn.src, node, format_exception_message(e)) from e
-            if isinstance(ret, tuple) and not isinstance(ret, language.tuple):
-                ret = language.tuple(list(ret))
-            return ret
-        if fn in self.builtin_namespace.values() or isinstance(fn, type):
-            args = [_unwrap_if_constexpr(a) for a in args]
-            kws = {k: _unwrap_if_constexpr(v) for k, v in kws.items()}
-        ret = fn(*args, **kws)
-        if isinstance(ret, (int, float, bool, str)) and not isinstance(ret, base_value):
-            return constexpr(ret)
-        return ret
-
-    def _minmax(self, which, args, kws):
-        if any(isinstance(a, tensor) for a in args):
-            f = language.minimum if which == "min" else language.maximum
-            result = args[0]
-            for a in args[1:]:
-                result = f(result, a, _semantic=self.semantic)
-            return result
-        values = [_unwrap_if_constexpr(a) for a in args]
-        return constexpr(min(*values) if which == "min" else max(*values))
-
-    def call_jit_function(self, fn, args, kwargs, node=None):
-        """Specialise `fn` for these argument types and constexprs, emit it once into the
-        module as a private function, and call it (`tt.call`; the inliner removes it)."""
-        bound = inspect.signature(fn.fn).bind(*args, **kwargs)
-        bound.apply_defaults()
-        values = list(bound.arguments.values())
-        arg_types, constants, call_args = [], {}, []
-        for i, (v, p) in enumerate(zip(values, fn.params)):
-            if isinstance(v, (dtype, int, float, bool, str)) or v is None or callable(v) and \
-                    not isinstance(v, tensor):
-                v = constexpr(v)
-            elif isinstance(v, (language.tuple, tuple, list)) and \
-                    not any(isinstance(x, tensor) for x in v):
-                # A tuple of compile-time values (e.g. a shape) is itself compile-time.
-                v = constexpr(tuple(_unwrap_if_constexpr(x) for x in v))
-            if isinstance(v, constexpr) or p.is_constexpr:
-                constants[i] = _unwrap_if_constexpr(v)
-                arg_types.append(None)
-            elif isinstance(v, tensor):
-                arg_types.append(v.type)
-                call_args.append(v.handle)
-            else:
-                raise TypeError(f"argument {p.name} of {fn.__name__}: unsupported value {v!r}")
-        name = mangle_fn(fn.__name__, [t for t in arg_types if t is not None], constants)
-        if name not in self.function_ret_types:
-            gen = CodeGenerator(fn, self.module, arg_types, constants, {}, name, False,
-                                self.function_ret_types, self.options)
-            try:
-                gen.visit(fn.parse())
-            except Exception as e:
-                if os.environ.get("TRITON_FRONT_END_DEBUGGING", "0") == "1":
-                    raise
-                inner = str(e) if isinstance(e, CompilationError) else format_exception_message(e)
-                raise CompilationError(self.jit_fn.src, node or self.cur_node,
-                                       f"in {fn.__name__}:\n{inner}") from e
-            self.used_global_vals.update(gen.used_global_vals)
-            self.function_ret_types[name] = (gen.ret_type, getattr(gen, "ret_template", None))
-        ret_type, template = self.function_ret_types[name]
-        result_types = []
-        if ret_type is not None and ret_type != language.void:
-            result_types = [h.type for h in flatten_values([template])]
-        call = self.builder.create("tt.call", call_args, result_types,
-                                   {"callee": _symbol(name)})
-        if not result_types:
-            return None
-        return unflatten_values(call.results, [template])[0]
-
-    # ------------------------------------------------------------------ compile-time builtins
-    def execute_static_assert(self, node):
-        args = [self.visit(a) for a in node.args]
-        kws = dict(self.visit(k) for k in node.keywords)
-        cond = args[0] if args else kws.get("cond")
-        msg = args[1] if len(args) > 1 else kws.get("msg", "")
-        if isinstance(cond, tensor):
-            raise ValueError("`static_assert` requires a constexpr condition; use "
-                             "`device_assert` for run-time conditions")
-        if not _unwrap_if_constexpr(cond):
-            raise CompileTimeAssertionFailure(
-                self.jit_fn.src, node, f"static_assert failed: {_unwrap_if_constexpr(msg)}"
-                if _unwrap_if_constexpr(msg) else "static_assert failed")
-        return None
-
-    def execute_static_print(self, node):
-        args = [self.visit(a) for a in node.args]
-        if os.environ.get("TRITON_INTERPRET") != "1":
-            print(*[_unwrap_if_constexpr(a) for a in args])
-        return None
-
-    def execute_static_range(self, node):
-        raise self._unsupported(node, "static_range can only be used as a for-loop iterator")
-
-
-def _hashable(x) -> bool:
-    try:
-        hash(x)
-        return True
-    except TypeError:
-        return False
-
-
-_ACCEPTS_CACHE: Dict[Any, bool] = {}
-
-
-def _accepts(fn, name: str) -> bool:
-    key = (getattr(fn, "__func__", fn), name)
-    res = _ACCEPTS_CACHE.get(key)
-    if res is None:
-        try:
-            res = name in inspect.signature(fn).parameters
-        except (TypeError, ValueError):
-            res = False
-        _ACCEPTS_CACHE[key] = res
-    return res
-
-
-def _symbol(name: str):
-    from ..ir.attrs import SymbolRefAttr
-    return SymbolRefAttr(name)
 
 
 def _install_static_functions():

@@ -11,7 +11,6 @@ import ast
 from typing import Any, Dict, List
 
 from .. import language
-from ..ir import types as T
 from ..ir.core import Block
 from ..language.core import _unwrap_if_constexpr, constexpr, tensor
 

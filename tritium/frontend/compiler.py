@@ -1,8 +1,6 @@
 """From a `@jit` function and one specialisation to a TTIR module (the `ttir` stage)."""
 from __future__ import annotations
 
-import os
-import time
 from typing import Any, Dict, List, Tuple
 
 from ..ir.core import make_module

@@ -1,5 +1,6 @@
 """Run-time pieces under upstream's names: `triton.runtime.driver`, `Autotuner`, ..."""
-from .autotuner import Autotuner, Config, Heuristics, KernelInterface, autotune, heuristics  # noqa
+from .autotuner import (Autotuner, Config, Heuristics, KernelInterface,  # noqa: F401
+                        autotune, heuristics)
 
 
 def __getattr__(name):

@@ -129,12 +129,10 @@ class Autotuner(KernelInterface):
 
     def run(self, *args, grid=None, warmup=False, **kwargs):
         self.nargs = dict(zip(self.arg_names, args))
-        used_cached = True
         if len(self.configs) > 1:
             all_args = {**self.nargs, **kwargs}
             key = self._key(all_args)
             if key not in self.cache:
-                used_cached = False
                 pruned = self.prune_configs(kwargs)
                 start = time.perf_counter()
                 timings = {c: self._bench(*args, config=c, grid=grid, **kwargs) for c in pruned}

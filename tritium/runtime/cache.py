@@ -120,7 +120,7 @@ class FileCache:
         return its metadata, with the stage hashes added."""
         meta = dict(metadata, hash=self.key, file_hashes={s: _sha(asm[s]) for s in STAGES})
         files = {f"{name}.{s}": _bytes(asm[s]) for s in STAGES}
-        files[f"{name}.json"] = json.dumps(meta).encode()
+        files[f"{name}.json"] = json.dumps(meta, default=str).encode()
         files[f"__grp__{name}.json"] = json.dumps(
             {"child_paths": {f: os.path.join(self.path, f) for f in files}}).encode()
         tmp = os.path.join(self.root, f"tmp.pid_{os.getpid()}_{uuid.uuid4().hex}")

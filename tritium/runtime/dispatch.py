@@ -2,8 +2,6 @@
 the CPU backend otherwise (or always, with TRITON_INTERPRET=1)."""
 from __future__ import annotations
 
-from . import knobs
-
 _CPU = None
 
 

@@ -1,7 +1,7 @@
 """The CPU backend as the JIT sees it: options, compile (TTIR only) and launch."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
-import json
 import os
 import tempfile
-import time
 from dataclasses import dataclass, fields
 from typing import Any, Dict, Optional
 
-from ...runtime import knobs
 
 
 @dataclass(frozen=True)
