@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import re
 import sys
+import tempfile
 import time
 
 import pytest
@@ -106,6 +107,8 @@ def clean_env(tmp_path, monkeypatch):
             monkeypatch.delenv(k)
     monkeypatch.setenv("TRITON_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where repro files go
     return tmp_path
 
 
@@ -501,6 +504,7 @@ def test_failing_stage_raises_stage_error_and_keeps_its_input(tmp_path, stage, p
     assert f"stage '{stage}'" in str(e) and "cached_kernel" in str(e) and f"fake {stage} failure" in str(e)
     assert isinstance(e.__cause__, RuntimeError)
     assert e.repro_path and e.repro_path.endswith(f"cached_kernel.{previous}")
+    assert e.repro_path.startswith(str(tmp_path / "tmp"))
     assert e.repro_path in str(e)
     mode = "rb" if previous == "cubin" else "r"
     with open(e.repro_path, mode) as f:

@@ -178,6 +178,7 @@ FLAGS = [
     (knobs.front_end_debugging, "TRITON_FRONT_END_DEBUGGING"),
     (knobs.log_recompiles, "TRITIUM_LOG_RECOMPILES"),
     (knobs.log_recompiles, "TRITON_LOG_RECOMPILES"),
+    (knobs.debug, "TRITON_DEBUG"),
 ]
 
 

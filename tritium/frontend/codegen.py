@@ -8,12 +8,12 @@ builtins go through `TritonSemantic`, the one place that knows them. Control flo
 from __future__ import annotations
 
 import ast
-import os
 import warnings
 from types import ModuleType
 from typing import Any, Dict, List, Optional
 
 from .. import language
+from ..runtime import knobs
 from ..ir import types as T
 from ..ir.attrs import ArrayAttr, BoolAttr, DictAttr, StringAttr, TypeAttr, i32_attr
 from ..ir.core import Location, Operation
@@ -136,7 +136,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
             or getattr(value, "__module__", "").startswith(("tritium.language", "triton.language"))
             or _is_namedtuple(type(value)) or _is_namedtuple(value)
             or self.visiting_arg_default_value
-            or os.environ.get("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "0") == "1"
+            or knobs.allow_non_constexpr_globals()
             or value is None
         )
         if not allowed:
@@ -172,7 +172,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         except CompilationError:
             raise
         except Exception as e:
-            if os.environ.get("TRITON_FRONT_END_DEBUGGING", "0") == "1":
+            if knobs.front_end_debugging():
                 raise
             raise CompilationError(self.jit_fn.src, self.cur_node or node,
                                    format_exception_message(e)) from None

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
 from typing import Any, Dict
 
 from .. import language
+from ..runtime import knobs
 from ..language.core import _unwrap_if_constexpr, base_value, constexpr, is_builtin, tensor
 from ..language.dtypes import dtype
 from .errors import CompilationError, CompileTimeAssertionFailure, format_exception_message
@@ -44,7 +44,7 @@ class CallsMixin:
                 ret = fn(*args, **extra, **kws)
             except Exception as e:
                 if isinstance(e, CompilationError) or \
-                        os.environ.get("TRITON_FRONT_END_DEBUGGING", "0") == "1":
+                        knobs.front_end_debugging():
                     raise
                 raise CompilationError(self.jit_fn.src, node, format_exception_message(e)) from e
             if isinstance(ret, tuple) and not isinstance(ret, language.tuple):
@@ -99,7 +99,7 @@ class CallsMixin:
             try:
                 gen.visit(fn.parse())
             except Exception as e:
-                if os.environ.get("TRITON_FRONT_END_DEBUGGING", "0") == "1":
+                if knobs.front_end_debugging():
                     raise
                 inner = str(e) if isinstance(e, CompilationError) else format_exception_message(e)
                 raise CompilationError(self.jit_fn.src, node or self.cur_node,
@@ -133,7 +133,7 @@ class CallsMixin:
 
     def execute_static_print(self, node):
         args = [self.visit(a) for a in node.args]
-        if os.environ.get("TRITON_INTERPRET") != "1":
+        if not knobs.interpret():
             print(*[_unwrap_if_constexpr(a) for a in args])
         return None
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import inspect
-import os
 import sys
 import textwrap
 from collections import defaultdict
@@ -290,8 +289,6 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
     """Decorator: compile `fn` as a Triton kernel (or a device function called by one)."""
 
     def decorator(f):
-        if os.environ.get("TRITON_INTERPRET", "0") == "1":
-            pass  # the CPU backend runs the same compiled IR, so nothing changes here
         return JITFunction(f, version=version, do_not_specialize=do_not_specialize,
                            do_not_specialize_on_alignment=do_not_specialize_on_alignment,
                            debug=debug, noinline=noinline, repr=repr,

@@ -8,7 +8,7 @@ LinearLayout over ``register/lane/warp/block`` (distributed) or
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import prod
 from typing import Mapping, Sequence, Union
 
@@ -306,10 +306,10 @@ class NVMMASharedEncoding:
         return swizzled_shared_to_linear_layout(self, shape)
 
 
-@dataclass(frozen=True, eq=True)
+@dataclass(frozen=True)
 class LinearEncoding:
     """A raw linear layout used as a distributed encoding."""
-    ll: LinearLayout = field(hash=True)
+    ll: LinearLayout
 
     def __post_init__(self):
         if self.ll.in_dims != [REG, LANE, WARP, BLOCK]:

@@ -5,7 +5,6 @@ operand/attribute contract of `tritium.ir.ops` is honoured in one place.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Tuple
 
@@ -16,7 +15,8 @@ from .core import _unwrap_if_constexpr, tensor
 
 
 def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "0").lower() not in ("", "0", "false", "off")
+    from ..runtime.knobs import _flag  # one reading of yes/no variables for the project
+    return _flag(name)
 
 
 def nvidia_min_dot_size(lhs_type, rhs_type) -> Tuple[int, int, int]:

@@ -52,3 +52,7 @@ def front_end_debugging() -> bool:
 def debug() -> bool:
     """TRITON_DEBUG=1: compile kernels with device assertions (and overflow checks) on."""
     return _flag("TRITON_DEBUG")
+
+
+def allow_non_constexpr_globals() -> bool:
+    return _flag("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS")

@@ -148,14 +148,15 @@ def propagate_layouts(func: Operation) -> int:
 _LEAVES = ("tt.splat", "tt.make_range", "arith.constant")
 
 
-def _recreate(op: Operation, enc, before: Operation) -> Value:
-    """A copy of leaf op `op` producing layout `enc`, inserted before `before`."""
+def _recreate(op: Operation, enc) -> Value:
+    """A copy of `op` producing layout `enc`, right after it (so a constant hoisted out of
+    a loop stays hoisted, and CSE finds copies side by side)."""
     t = with_encoding(op.results[0].type, enc)
     attrs = dict(op.attributes)
     if isinstance(attrs.get("value"), DenseElementsAttr):
         attrs["value"] = DenseElementsAttr(attrs["value"].value, t)
     new = Operation(op.name, op.operands, [t], attrs, loc=op.loc)
-    before.parent.insert_before(new, before)
+    op.parent.insert_after(new, op)
     return new.results[0]
 
 
@@ -186,7 +187,7 @@ def fold_converts(func: Operation) -> int:
                 again = True
                 continue
             elif _is_leaf(d):
-                res.replace_all_uses_with(_recreate(d, res.type.encoding, op))
+                res.replace_all_uses_with(_recreate(d, res.type.encoding))
             else:
                 continue
             op.erase()
@@ -252,8 +253,8 @@ class Rematerializer:
         key = (v, enc)
         if key in seen:
             return seen[key]
-        if self.lookup(v, enc) is not None and (not _tensor(v) or v.type.encoding == enc or
-                                                key in self.cache):
+        if not _tensor(v) or v.type.encoding == enc or self.lookup(v, enc) is not None \
+                and key in self.cache:
             seen[key] = True
             return True
         op = v.owner_op
@@ -299,8 +300,6 @@ class Rematerializer:
         passed: List[Operation] = []
         if not self._collect(cvt.operand(0), target, plan, {}, passed):
             return False
-        if not plan and not passed:
-            return False
         cost = self._cost(cvt, plan, passed)
         if cost and cost > _convert_cost(cvt):
             return False
@@ -308,13 +307,10 @@ class Rematerializer:
             if self.lookup(op.results[0], enc) is not None:
                 continue
             want = _operand_layout(op, enc)
-            operands = [self.lookup(x, want) if _tensor(x) else x for x in op.operands]
-            t = with_encoding(op.results[0].type, enc)
-            attrs = dict(op.attributes)
-            if isinstance(attrs.get("value"), DenseElementsAttr):
-                attrs["value"] = DenseElementsAttr(attrs["value"].value, t)
-            new = Operation(op.name, operands, [t], attrs, loc=op.loc)
-            op.parent.insert_after(new, op)
+            new = _recreate(op, enc).owner_op
+            for i, x in enumerate(op.operands):
+                if _tensor(x):
+                    new.set_operand(i, self.lookup(x, want))
             self.cache[(op.results[0], enc)] = new.results[0]
         value = self.lookup(cvt.operand(0), target)
         cvt.results[0].replace_all_uses_with(value)
