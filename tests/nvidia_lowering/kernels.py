@@ -218,7 +218,7 @@ def int_ops_kernel(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constex
     elif OP == "cdiv":
         r = tl.cdiv(x, 7)
     elif OP == "umulhi":
-        r = libdevice.umulhi(x, y)
+        r = libdevice.umulhi(x.to(tl.uint32), y.to(tl.uint32)).to(tl.int32)
     elif OP == "cmp":
         r = (x < y).to(tl.int32) + (x == y).to(tl.int32) * 2 + (x >= 0).to(tl.int32) * 4
     elif OP == "abs":
@@ -228,7 +228,7 @@ def int_ops_kernel(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constex
     tl.store(out_ptr + offs, r, mask=m)
 
 
-for _op in ("div", "rem", "shl", "shr", "bits", "minmax", "cdiv", "cmp", "abs", "mul"):
+for _op in ("div", "rem", "shl", "shr", "bits", "minmax", "cdiv", "cmp", "abs", "mul", "umulhi"):
     case(f"int32_{_op}", int_ops_kernel,
          lambda torch, g: [torch.randint(-5000, 5000, (1200,), generator=g, dtype=torch.int32),
                            torch.randint(1, 50, (1200,), generator=g, dtype=torch.int32),
@@ -301,7 +301,7 @@ def bitcast_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     i = x.to(tl.int32, bitcast=True)
-    tl.store(out_ptr + offs, (i ^ 0x80000000).to(tl.float32, bitcast=True))
+    tl.store(out_ptr + offs, (i ^ -2147483648).to(tl.float32, bitcast=True))
 
 
 case("bitcast_f32", bitcast_kernel, lambda torch, g: [torch.randn(256, generator=g), torch.zeros(256)],
@@ -501,7 +501,7 @@ def reduce2d_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.c
 for _M, _N in ((32, 64), (64, 32), (4, 256), (256, 4), (128, 128), (1, 64), (2, 8)):
     for _ax in (0, 1):
         for _op in ("sum", "max", "argmax", "argmin", "xor") if (_M, _N) in ((32, 64), (256, 4)) else ("sum",):
-            for _nw in ((1, 4, 8) if _op == "sum" else (4,)):
+            for _nw in (((1, 4, 8) if _M * _N <= 4096 else (4, 8)) if _op == "sum" else (4,)):
                 case(f"reduce2d_{_op}_{_M}x{_N}_ax{_ax}_nw{_nw}", reduce2d_kernel,
                      (lambda M, N: lambda torch, g: [torch.randn(M, N, generator=g),
                                                      torch.zeros(max(M, N), dtype=torch.float32)])(_M, _N),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import os
+import sys
 import tempfile
 from dataclasses import dataclass, fields
 from typing import Any, Dict, Optional
@@ -92,8 +93,7 @@ class CUDAKernel:
     def run(self, grid, bound_args, specialization):
         if self._launch is None:
             self._init_handles()
-        from . import driver
-        self._launch(grid[0], grid[1], grid[2], driver.get_current_stream(), self.function,
+        self._launch(grid[0], grid[1], grid[2], current_stream(), self.function,
                      self.metadata["num_warps"], self.metadata["shared"], *bound_args)
 
     def __getitem__(self, grid):
@@ -140,7 +140,7 @@ class CUDABackend:
         return CUDAOptions(**opts)
 
     def device_key(self):
-        return ("cuda", self.driver.get_current_device())
+        return ("cuda", current_device())
 
     def hash(self) -> str:
         """What decides the code besides the kernel and its options: the device the
@@ -191,6 +191,35 @@ def _llvmlite_version() -> Optional[str]:
 
 
 _BACKEND = None
+_TORCH_C = None
+
+
+def _torch_c():
+    """torch._C once torch is loaded: its raw device/stream getters cost ~0.1 us each, a
+    fraction of the Python-level torch.cuda calls, and launches call them every time."""
+    global _TORCH_C
+    if _TORCH_C is None:
+        torch = sys.modules.get("torch")
+        if torch is not None and hasattr(torch._C, "_cuda_getCurrentRawStream"):
+            _TORCH_C = torch._C
+    return _TORCH_C
+
+
+def current_device() -> int:
+    c = _torch_c()
+    if c is not None:
+        return c._cuda_getDevice()
+    from . import driver
+    return driver.get_current_device()
+
+
+def current_stream() -> int:
+    c = _torch_c()
+    if c is not None:
+        return c._cuda_getCurrentRawStream(c._cuda_getDevice())
+    from . import driver
+    return driver.get_current_stream()
+
 
 
 def cuda_backend() -> CUDABackend:
