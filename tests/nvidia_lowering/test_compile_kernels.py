@@ -3,8 +3,8 @@ for sm_90a (skipped without ptxas). No GPU needed."""
 import pytest
 import torch
 
-from kernels import CASES
-from util import compile_module, ttgir_for
+from nvl_kernels import CASES
+from nvl_util import compile_module, ttgir_for
 
 from tritium.backends.nvidia import toolchain
 

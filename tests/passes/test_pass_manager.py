@@ -35,8 +35,10 @@ def ops_of(m):
 
 
 def test_registry_names():
-    assert registered_passes() == ["canonicalize", "combine", "cse", "dce", "inline", "licm",
-                                   "loop-unroll", "reorder-broadcast", "symbol-dce"]
+    # (the TTGIR passes register here too once tritium.gpu.passes is imported)
+    assert {"canonicalize", "combine", "cse", "dce", "inline", "licm", "loop-unroll",
+            "reorder-broadcast", "symbol-dce"} <= set(registered_passes())
+    assert registered_passes() == sorted(registered_passes())
     # upstream spellings resolve to the same passes
     for alias, name in [("inliner", "inline"), ("triton-combine", "combine"),
                         ("triton-reorder-broadcast", "reorder-broadcast"),

@@ -57,8 +57,8 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 
 // -----
 
-// A buffer used inside a loop stays live for the whole loop: the scratch of the reduce
-// after the alloc but inside the loop must not overlap it.
+// A buffer used inside a loop stays live for the whole loop: the reduce placed after the
+// buffer's last use in the body still runs while the buffer is in use (next iteration).
 // CHECK: ttg.shared = 8256 : i32
 // CHECK: "ttg.local_alloc"() {allocation.offset = 0 : i32}
 // CHECK: {allocation.offset = 8192 : i32, axis = 1 : i32}
@@ -71,12 +71,12 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     %c1 = arith.constant 1 : i32
     %buf = "ttg.local_alloc"() : () -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
     scf.for %i = %c0 to %n step %c1 : i32 {
+      "ttg.local_dealloc"(%buf) : (!ttg.memdesc<64x64xf16, #shared, #smem, mutable>) -> ()
       %0 = "tt.reduce"(%x) ({
       ^bb0(%a: f32, %b: f32):
         %s = arith.addf %a, %b : f32
         tt.reduce.return %s : f32
       }) {axis = 1 : i32} : (tensor<4x1024xf32, #blocked>) -> tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked}>>
-      "ttg.local_dealloc"(%buf) : (!ttg.memdesc<64x64xf16, #shared, #smem, mutable>) -> ()
       scf.yield
     }
     tt.return
