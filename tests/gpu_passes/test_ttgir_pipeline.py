@@ -93,3 +93,14 @@ def test_make_ttgir_module_attributes():
     assert m.attr("ttg.num-ctas") == 1
     assert m.attr("ttg.target") == "cuda:80"
     assert m.attr("ttg.shared") == 0
+
+
+def test_slices_print_inline_like_upstream():
+    """Upstream prints `#ttg.slice<{dim = 1, parent = #blocked}>` inline (slices have no
+    alias); checked here so the printer change is noticed when it lands."""
+    case = next(c for c in CASES if c.name == "softmax2d")
+    text = print_module(make_ttgir(ttir(case), num_warps=4))
+    if "#slice = " in text:
+        pytest.xfail("tritium.ir.printer still gives #ttg.slice layouts their own alias")
+    assert "tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked}>>" in text
+    assert print_module(parse_module(text)) == text

@@ -212,3 +212,22 @@ CASES = [
     Case("while_if", while_kernel, (("*i32", "D"), ("i32", ""), ("constexpr", 256)),
          lambda rng: [rng.integers(0, 10, 256).astype(np.int32), 5], (1,), (0,)),
 ]
+
+
+@tritium.jit(noinline=True)
+def _scale(x, f):
+    return x * f
+
+
+@tritium.jit
+def call_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, _scale(x, 2.0))
+
+
+# Tensors crossing a noinline call keep the callee's signature layouts (converted at the
+# call and the return).
+CASES.append(Case("noinline_call", call_kernel, (F32, ("constexpr", 512)),
+                  lambda rng: [rng.standard_normal(512).astype(np.float32)], (1,), (0,),
+                  zero_converts=False))

@@ -157,7 +157,7 @@ def math_f32_kernel(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.conste
     tl.store(out_ptr + offs, r, mask=m)
 
 
-_TOL = {"exp": 1e-5, "exp2": 1e-5, "div": 1e-6, "sigmoid": 1e-5, "sin": 1e-6, "cos": 1e-6,
+_TOL = {"fma": 1e-7, "where": 1e-7, "clamp_var": 1e-7, "exp": 1e-5, "exp2": 1e-5, "div": 1e-6, "sigmoid": 1e-5, "sin": 1e-6, "cos": 1e-6,
         "erf": 1e-6, "tanh": 1e-6, "pow": 1e-5, "atan2": 1e-6, "log": 1e-6, "log2": 1e-6,
         "rsqrt": 1e-6, "sqrt": 1e-6}
 for _op in ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "erf",
@@ -270,6 +270,8 @@ def _cast_args(src, dst, scale=1.0):
         x = (torch.randn(1000, generator=g) * scale)
         if src.startswith("int") or src.startswith("uint"):
             x = (x * 50).round()
+        if dst.startswith("uint"):
+            x = x.abs()
         x = x.to(getattr(torch, src))
         return [x, torch.zeros(1000, dtype=getattr(torch, dst)), 1000]
     return make
@@ -450,10 +452,10 @@ def broadcast_kernel(x_ptr, y_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
 
 case("broadcast_outer", broadcast_kernel,
      lambda torch, g: [torch.randn(16, generator=g), torch.randn(128, generator=g), torch.zeros(16 * 128)],
-     (1,), {"M": 16, "N": 128}, outputs=(2,))
+     (1,), {"M": 16, "N": 128}, outputs=(2,), atol=1e-5, rtol=1e-6)
 case("broadcast_outer_small", broadcast_kernel,
      lambda torch, g: [torch.randn(4, generator=g), torch.randn(8, generator=g), torch.zeros(32)],
-     (1,), {"M": 4, "N": 8, "num_warps": 4}, outputs=(2,))
+     (1,), {"M": 4, "N": 8, "num_warps": 4}, outputs=(2,), atol=1e-5, rtol=1e-6)
 
 
 # ================================================================== reductions
@@ -813,4 +815,79 @@ case("philox_rand", rand_kernel, lambda torch, g: [torch.zeros(512), 1234], (1,)
      outputs=(0,), atol=1e-6)
 
 
+# ------------------------------------------------------------------ more dtypes / widths
+@triton.jit
+def reduce_dtype_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, OP: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    if OP == "max":
+        r = tl.max(x, axis=1)
+    else:
+        r = tl.sum(x, axis=1)
+    tl.store(out_ptr + rm, r)
+
+
+for _dt, _op in (("float16", "max"), ("bfloat16", "max"), ("int64", "sum"), ("float64", "max"),
+                 ("int8", "max"), ("float64", "sum")):
+    case(f"reduce_{_dt}_{_op}", reduce_dtype_kernel,
+         (lambda dt: lambda torch, g: [(torch.randn(32, 128, generator=g) * 50).to(getattr(torch, dt)),
+                                       torch.zeros(32, dtype=getattr(torch, dt))])(_dt),
+         (1,), {"M": 32, "N": 128, "OP": _op, "num_warps": 8}, outputs=(1,), atol=1e-9, rtol=1e-12)
+
+
+@triton.jit
+def pair_scan_kernel(x_ptr, y_ptr, ox_ptr, oy_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    x = tl.load(x_ptr + r)
+    y = tl.load(y_ptr + r)
+    a, b = tl.associative_scan((x, y), 0, _pair_combine)
+    tl.store(ox_ptr + r, a)
+    tl.store(oy_ptr + r, b)
+
+
+@triton.jit
+def _pair_combine(a0, a1, b0, b1):
+    return a0 + b0, tl.maximum(a1, b1)
+
+
+case("scan_pair_1024", pair_scan_kernel,
+     lambda torch, g: [torch.randint(-5, 5, (1024,), generator=g, dtype=torch.int32),
+                       torch.randn(1024, generator=g), torch.zeros(1024, dtype=torch.int32),
+                       torch.zeros(1024)],
+     (1,), {"N": 1024, "num_warps": 4}, outputs=(2, 3))
+
+
+@triton.jit
+def atomic_wide_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, RELAXED: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    if RELAXED:
+        tl.atomic_add(out_ptr + offs % 16, x, mask=m, sem="relaxed")
+    else:
+        tl.atomic_add(out_ptr + offs % 16, x, mask=m)
+
+
+for _dt in ("int64", "float64", "float32"):
+    for _rel in (False, True):
+        case(f"atomic_add_{_dt}_{'relaxed_red' if _rel else 'acq_rel'}", atomic_wide_kernel,
+             (lambda dt: lambda torch, g: [torch.randint(-100, 100, (500,), generator=g).to(getattr(torch, dt)),
+                                           torch.zeros(16, dtype=getattr(torch, dt)), 500])(_dt),
+             (1,), {"BLOCK": 512, "RELAXED": _rel}, outputs=(1,))
+
+
+for _dt, _n in (("float16", 1008), ("int8", 1008), ("bfloat16", 1000)):
+    case(f"load_other_{_dt}_n{_n}", load_other_kernel,
+         (lambda dt, n: lambda torch, g: [(torch.randn(1024, generator=g) * 20).to(getattr(torch, dt)),
+                                          torch.zeros(1024, dtype=getattr(torch, dt)), n])(_dt, _n),
+         (1,), {"BLOCK": 1024, "CACHE": "", "EVICT": "", "VOLATILE": False}, outputs=(1,))
+
+case("softmax_nw16_B4096", softmax_kernel,
+     lambda torch, g: [torch.zeros(5, 4096), torch.randn(5, 4096, generator=g), 4096, 4096],
+     (5,), {"BLOCK": 4096, "num_warps": 16}, outputs=(0,), atol=1e-6, rtol=1e-5)
+
+
+# Cases that could hang the GPU if atomics were wrong run last.
+CASES.sort(key=lambda c: c.gpu_only_check == "spinlock")
 CASE_BY_NAME = {c.name: c for c in CASES}

@@ -71,9 +71,23 @@ def assign_layouts(module: Operation, num_warps: int = 4, vec: int = 4) -> Opera
     def visit(op):
         name = op.name
         if name == "tt.func":
-            for a in op.regions[0].entry.args:
+            entry = op.regions[0].entry
+            for a in entry.args:
                 a.type = default_type(a.type)
-            visit_block(op.regions[0].entry)
+            visit_block(entry)
+            ret = entry.last
+            op.set_attr("function_type", T.FunctionType(tuple(a.type for a in entry.args),
+                                                        tuple(v.type for v in ret.operands)))
+            funcs[op.attr("sym_name")] = op
+            return
+        if name == "tt.call":
+            callee = funcs[op.attr("callee")]
+            ft = callee.attr("function_type")
+            for i, t in enumerate(ft.inputs):
+                if isinstance(t, T.TensorType):
+                    convert(op, i, t.encoding)
+            for r, t in zip(op.results, ft.results):
+                r.type = t
             return
         if name == "scf.for":
             body = op.regions[0].entry
@@ -118,6 +132,11 @@ def assign_layouts(module: Operation, num_warps: int = 4, vec: int = 4) -> Opera
                                       else SliceEncoding(int(op.attr("axis")), src_enc))
             # combine regions hold scalars only
             return
+        if name == "tt.broadcast":
+            r = op.result
+            r.type = default_type(r.type)
+            convert(op, 0, r.type.encoding)
+            return
         if name == "tt.expand_dims":
             r = op.result
             r.type = default_type(r.type)
@@ -140,7 +159,10 @@ def assign_layouts(module: Operation, num_warps: int = 4, vec: int = 4) -> Opera
         for r in op.results:
             r.type = with_enc(r.type, first)
 
-    for op in module_body(module):
+    funcs = {}
+    ops = list(module_body(module))
+    # callees first (private functions), so calls see their final signatures
+    for op in sorted(ops, key=lambda o: (o.attr("sym_visibility") or "public") != "private"):
         visit(op)
     return module
 

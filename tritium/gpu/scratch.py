@@ -59,8 +59,29 @@ def _affine_in_lane(table: Sequence[int]) -> bool:
     return True
 
 
+def _plain_shared(src: LinearLayout, bits: int) -> SharedPlan:
+    """A row-major, unswizzled, scalar scratch layout (always correct, maybe conflicted)."""
+    outs = [(d, src.get_out_dim_size(d)) for d in src.out_dims]
+    total = 1
+    for _, n in outs:
+        total *= n
+    flat = LinearLayout({"vector": [], "bank": [[1 << i] for i in range(total.bit_length() - 1)],
+                         "segment": [], "reps": []}, [("flat", total)])
+    smem = flat.reshape_outs(outs)
+    return SharedPlan(smem, 1, 1, 0, 0, bits)
+
+
+def _usable(sp: SharedPlan) -> bool:
+    try:
+        sp.smem.invert()
+        return True
+    except ValueError:
+        return False
+
+
 def conversion_plan(src: LinearLayout, dst: LinearLayout, bits: int) -> ConversionPlan:
-    """convert.py's plan, with non-affine shuffle schedules moved to shared memory."""
+    """convert.py's plan, with non-affine shuffle schedules moved to shared memory and a
+    plain row-major scratch layout where the swizzled one is not a bijection."""
     plan = plan_conversion(src, dst, bits)
     if plan.kind == "shuffle":
         s = plan.shuffle
@@ -68,6 +89,8 @@ def conversion_plan(src: LinearLayout, dst: LinearLayout, bits: int) -> Conversi
             _affine_in_lane(t) for tabs in (s.send_reg, s.src_lane, s.dst_reg) for t in tabs)
         if not ok:
             plan = ConversionPlan("shared", plan.cvt, shared=optimal_swizzling(src, dst, bits))
+    if plan.kind == "shared" and not _usable(plan.shared):
+        plan = ConversionPlan("shared", plan.cvt, shared=_plain_shared(src, bits))
     return plan
 
 
@@ -272,8 +295,12 @@ def scratch_bytes(op) -> int:
             n = g.scratch_elems()
             return sum(align16(n * elem_bytes(v.type)) for v in op.operands) if n else 0
         if name == "tt.gather":
-            t = op.operands[0].type
-            return align16(t.numel * elem_bytes(t))
+            t, it, rt = op.operands[0].type, op.operands[1].type, op.result.type
+            staged = align16(t.numel * elem_bytes(t))
+            moved = 0
+            if it.encoding != rt.encoding:
+                moved = conversion_scratch_bytes(layout_of(it), layout_of(rt), elem_bytes(t) * 8)
+            return max(staged, moved)
         if name == "tt.histogram":
             return align16(op.result.type.numel * 4)
         if name in ("tt.atomic_rmw", "tt.atomic_cas"):

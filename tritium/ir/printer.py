@@ -395,16 +395,26 @@ class Printer:
 
 
 def collect_encoding_aliases(module: Operation):
-    """Layouts used in the module, in order of first use, named `#blocked`, `#blocked1`…"""
+    """Layouts used in the module, in order of first use, named `#blocked`, `#blocked1`…
+    Slices get no alias of their own: they print inline around their parent's."""
     seen = {}
     counters: Dict[str, int] = {}
 
+    def visit_enc(enc):
+        if enc in seen:
+            return
+        parent = getattr(enc, "parent", None)
+        if parent is not None and hasattr(enc, "to_text"):
+            visit_enc(parent)
+            return
+        base = getattr(enc, "alias_base", None) or mnemonic_alias(str(enc))
+        n = counters.get(base, 0)
+        counters[base] = n + 1
+        seen[enc] = f"#{base}" + (str(n) if n else "")
+
     def visit(t):
-        if isinstance(t, T.TensorType) and t.encoding is not None and t.encoding not in seen:
-            base = getattr(t.encoding, "alias_base", None) or mnemonic_alias(str(t.encoding))
-            n = counters.get(base, 0)
-            counters[base] = n + 1
-            seen[t.encoding] = f"#{base}" + (str(n) if n else "")
+        if isinstance(t, T.TensorType) and t.encoding is not None:
+            visit_enc(t.encoding)
 
     for op in module.walk():
         for r in op.results:

@@ -125,9 +125,17 @@ class TensorType(Type):
 
 
 def encoding_ref(enc: Any) -> str:
-    """How a tensor type refers to its layout; the printer may substitute an alias."""
-    alias = _ENCODING_ALIASES.get(enc) if _ENCODING_ALIASES is not None else None
-    return alias if alias is not None else str(enc)
+    """How a tensor type refers to its layout: an alias (`#blocked`) when the printer made
+    one; a slice prints inline around its parent's alias, as upstream's TTGIR does
+    (`#ttg.slice<{dim = 1, parent = #blocked}>`)."""
+    aliases = _ENCODING_ALIASES
+    alias = aliases.get(enc) if aliases is not None else None
+    if alias is not None:
+        return alias
+    to_text = getattr(enc, "to_text", None)
+    if to_text is not None and aliases is not None:
+        return to_text(aliases)
+    return str(enc)
 
 
 # Set by the printer while it prints a module, so layouts print as `#blocked` aliases.

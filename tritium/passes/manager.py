@@ -197,6 +197,9 @@ def make_pass(name: str, options: Optional[Dict[str, Any]] = None) -> Pass:
     _ensure_registry()
     cls = PASS_REGISTRY.get(name)
     if cls is None:
+        import tritium.gpu.passes  # noqa: F401  (the TTGIR passes register on import)
+        cls = PASS_REGISTRY.get(name)
+    if cls is None:
         known = ", ".join(sorted({c.name for c in PASS_REGISTRY.values()}))
         raise PassError(f"unknown pass '{name}' (registered: {known})")
     return cls(**(options or {}))

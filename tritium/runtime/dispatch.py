@@ -31,6 +31,8 @@ def active_backend(bound_args):
     for a in bound_args:
         if type(a) in _SCALARS:
             continue
+        if getattr(a, "ndim", 1) == 0 and not hasattr(a, "data_ptr"):
+            continue  # a numpy scalar: it has __array_interface__ but is not a buffer
         if _is_on_gpu(a):
             from ..backends.nvidia.backend import cuda_backend
             return cuda_backend()

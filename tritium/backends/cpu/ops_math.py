@@ -85,8 +85,21 @@ def _fma(a, b, c):
         bb = r - p
         return r + (((p - (r - bb)) + (c - bb)) + err)
     dt = a.dtype
-    # For f32 (and smaller), a*b is exact in float64 and the sum rounds once more there.
-    return (a.astype(np.float64) * b + c).astype(dt)
+    # For f32 (and smaller) a*b is exact in float64. Rounding the sum to float64 and then to
+    # f32 would round twice; rounding the sum to *odd* in float64 first makes the final
+    # rounding exact (53 >= 2*24 + 2 bits), so the result is a*b+c rounded once, as fma.rn.
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c64 = c.astype(np.float64)
+    r = p + c64
+    bb = r - p
+    err = (p - (r - bb)) + (c64 - bb)  # exact error of the sum (TwoSum)
+    bits = r.view(np.int64)
+    fix = (err != 0) & ((bits & 1) == 0) & np.isfinite(r)
+    # Sign-magnitude bits: +1 moves away from zero, toward the exact value when err has
+    # the sign of r.
+    step = np.where((err > 0) == (r > 0), 1, -1)
+    r = np.where(fix, bits + step, bits).view(np.float64)
+    return r.astype(dt)
 
 
 # ------------------------------------------------------------------ precision wrapper

@@ -1,13 +1,15 @@
 """allocate-shared-memory: byte offsets in the kernel's one shared-memory block.
 
-Two kinds of buffer: the scratch of an op (convert_layout through shared memory, reductions
-and scans across warps, scalar atomics, generic data movement), live only while the op
-runs; and explicit buffers (`ttg.local_alloc`), live from the alloc to the last use of the
-descriptor (a use inside a loop keeps the buffer for the whole loop). Buffers whose live
-ranges overlap never overlap in memory; the rest share space. Largest buffers are placed
-first, each at the lowest 16-byte aligned offset that clears every interfering buffer
-already placed. Each op gets `allocation.offset` (i32 bytes) and the module `ttg.shared`
-(i32, total bytes, 0 if none): the lowering reads both and decides nothing itself.
+Two kinds of buffer. The scratch of an op (convert_layout through shared memory,
+reductions and scans across warps, scalar atomics, generic data movement; a `tt.call`
+reserves its callee's whole block, the callee's offsets being relative to the call's) is
+live only while the op runs. Explicit buffers (`ttg.local_alloc`) live from the alloc to
+the last use of the descriptor (a use inside a loop keeps the buffer for the whole loop).
+Buffers whose live ranges overlap never overlap in memory; the rest share space. Largest
+buffers are placed first, each at the lowest 16-byte aligned offset that clears every
+interfering buffer already placed. Each op gets `allocation.offset` (i32 bytes) and the
+module `ttg.shared` (i32, total bytes of the largest kernel, 0 if none): the lowering
+reads both and decides nothing itself.
 
 Scratch sizes come from `tritium.gpu.scratch.scratch_bytes(op)`, the function the lowering
 uses; while that module does not exist a conservative local estimate stands in.
@@ -177,17 +179,45 @@ def _align(x: int, a: int) -> int:
 def allocate_shared_memory(module: Operation,
                            scratch: Optional[Callable[[Operation], int]] = None) -> int:
     scratch = scratch or _scratch_fn()
-    total = 0
-    for func in module.regions[0].entry:
-        if func.name != "tt.func" or not func.regions or not func.regions[0].blocks:
-            continue
-        bufs = collect_buffers(func, scratch)
-        used = assign_offsets(bufs)
+    funcs = {f.attr("sym_name"): f for f in module.regions[0].entry
+             if f.name == "tt.func" and f.regions and f.regions[0].blocks}
+    totals: Dict[str, int] = {}
+
+    def size_of(op: Operation) -> int:
+        # A call reserves its callee's whole block; the callee's offsets are relative to
+        # the call's (upstream does the same).
+        if op.name == "tt.call":
+            return totals.get(op.attr("callee"), 0)
+        return scratch(op)
+
+    for name in _callees_first(funcs):
+        func = funcs[name]
+        bufs = collect_buffers(func, size_of)
+        totals[name] = assign_offsets(bufs)
         for b in bufs:
             b.op.attributes["allocation.offset"] = IntegerAttr(b.offset, T.i32)
-        total = max(total, used)
+    kernels = [n for n, f in funcs.items() if f.attr("sym_visibility", "public") != "private"]
+    total = max((totals[n] for n in kernels or funcs), default=0)
     module.attributes["ttg.shared"] = IntegerAttr(total, T.i32)
     return total
+
+
+def _callees_first(funcs: Dict[str, Operation]) -> List[str]:
+    order: List[str] = []
+    state: Dict[str, int] = {}
+
+    def visit(name: str) -> None:
+        if state.get(name) or name not in funcs:
+            return
+        state[name] = 1
+        for op in funcs[name].walk():
+            if op.name == "tt.call":
+                visit(op.attr("callee"))
+        order.append(name)
+
+    for name in funcs:
+        visit(name)
+    return order
 
 
 @register_pass

@@ -6,7 +6,7 @@ the op's own layout (its results, or the pointer of a store); the passes use it 
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 from ...ir import types as T
 from ...ir.attrs import DenseElementsAttr
@@ -78,6 +78,18 @@ def _region_owner_args(op: Operation) -> Optional[List[Value]]:
     return None
 
 
+def _lookup_function(call: Operation) -> Optional[Operation]:
+    module = call.parent_op
+    while module is not None and module.name != "builtin.module":
+        module = module.parent_op
+    if module is None:
+        return None
+    for f in module.regions[0].entry:
+        if f.name == "tt.func" and f.attr("sym_name") == call.attr("callee"):
+            return f
+    return None
+
+
 def operand_requirements(op: Operation, ref=None) -> List[Optional[object]]:
     """Per operand: the encoding it must have, or None (scalar, or any layout goes).
     `ref` overrides the layout of an elementwise/memory op (e.g. a store's anchor)."""
@@ -109,6 +121,17 @@ def operand_requirements(op: Operation, ref=None) -> List[Optional[object]]:
     elif name == "scf.while":
         for i, a in enumerate(op.regions[0].entry.args):
             req[i] = encoding_of(a)
+    elif name == "tt.return":
+        func = op.parent_op
+        ftype = func.attr("function_type") if func is not None else None
+        if isinstance(ftype, T.FunctionType):
+            for i, t in enumerate(ftype.results[:op.num_operands]):
+                req[i] = t.encoding if isinstance(t, T.TensorType) else None
+    elif name == "tt.call":
+        callee = _lookup_function(op)
+        if callee is not None and callee.regions and callee.regions[0].blocks:
+            for i, a in enumerate(callee.regions[0].entry.args[:op.num_operands]):
+                req[i] = encoding_of(a)
     elif name in ("scf.yield", "scf.condition"):
         targets = _region_owner_args(op)
         if targets is not None:

@@ -6,19 +6,21 @@ Three steps, each keeping the IR legal:
 1. Forward propagation. Loads and atomics are anchors: coalesce chose their layout for
    memory bandwidth. Their layouts flow to every user whose layout follows its operands
    (elementwise ops, broadcast, converts, expand_dims of a matching slice, reductions as
-   slices, scf.for/if/while carried values). A value reached by several layouts keeps the
-   first. Values are then retyped in place and the contract is restored by converting
+   slices, tt.trans/tt.reshape in the layout that makes them free, scf.for/if/while
+   carried values). A value reached by several layouts keeps the first. Values are then retyped in place and the contract is restored by converting
    operands where needed (stores keep the layout coalesce gave them).
 2. Folding: convert(convert(x)), converts to the same type, and converts of splats,
    make_ranges and constants (which are recreated in the wanted layout).
 3. Backward rematerialization: a convert whose source is computed only by cheap ops
-   (elementwise ops, broadcast, expand_dims, splat, make_range, constants) is replaced by
+   (elementwise ops, broadcast, expand_dims, splat, make_range, constants, free
+   trans/reshape) is replaced by
    a copy of that computation in the destination layout, when the copies that stay alive
    next to the originals cost no more than the conversion itself.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from collections import deque
+from typing import Deque, Dict, List, Optional, Tuple
 
 from ...ir import types as T
 from ...ir.attrs import DenseElementsAttr
@@ -27,12 +29,15 @@ from ...passes.dce import dce
 from ...passes.manager import Pass, register_pass
 from ...passes.pattern import is_effect_free
 from ..layouts import SliceEncoding
+from .layout_inference import infer_dst_layout, infer_src_layout
 from .legality import (MEMORY_OPS, encoding_of, is_elementwise, legalize_op, retype,
                        with_encoding)
 
 __all__ = ["RemoveLayoutConversions", "remove_layout_conversions", "count_converts"]
 
 CVT = "ttg.convert_layout"
+# Ops that only relabel coordinates when their operand takes the inferred layout.
+_RELABEL = ("tt.trans", "tt.reshape")
 
 
 def count_converts(root: Operation) -> int:
@@ -77,6 +82,9 @@ def _forward_targets(user: Operation, index: int, enc) -> List[Tuple[Value, obje
         if isinstance(enc, SliceEncoding) and enc.dim == user.attr("axis"):
             return [(user.results[0], enc.parent)]
         return []
+    if name in _RELABEL:
+        dst = infer_dst_layout(user, enc)
+        return [] if dst is None else [(user.results[0], dst)]
     if name == "tt.reduce":
         return [(r, SliceEncoding(user.attr("axis"), enc)) for r in user.results
                 if _tensor(r)]
@@ -106,7 +114,7 @@ def _is_anchor(op: Operation) -> bool:
 def propagate_layouts(func: Operation) -> int:
     """Step 1; returns how many values changed layout."""
     cands: Dict[Value, List[object]] = {}
-    work: List[Tuple[Value, object]] = []
+    work: Deque[Tuple[Value, object]] = deque()
 
     def add(v: Value, enc) -> None:
         if enc is None or not _tensor(v):
@@ -124,7 +132,7 @@ def propagate_layouts(func: Operation) -> int:
             for r in op.results:
                 add(r, encoding_of(r))
     while work:
-        v, enc = work.pop(0)
+        v, enc = work.popleft()
         for use in list(v.uses):
             for target, e in _forward_targets(use.owner, use.index, enc):
                 add(target, e)
@@ -200,7 +208,8 @@ def fold_converts(func: Operation) -> int:
 
 
 # ---------------------------------------------------------------- 3. rematerialization
-_FREE = ("tt.splat", "tt.make_range", "arith.constant", "tt.broadcast", "tt.expand_dims", CVT)
+_FREE = ("tt.splat", "tt.make_range", "arith.constant", "tt.broadcast", "tt.expand_dims", CVT,
+         "tt.trans", "tt.reshape")
 
 
 def _rematerializable(op: Operation) -> bool:
@@ -208,6 +217,8 @@ def _rematerializable(op: Operation) -> bool:
         return False
     if op.name in ("tt.broadcast", "tt.expand_dims") or _is_leaf(op):
         return True
+    if op.name in _RELABEL:
+        return not op.attr("allow_reorder", False)
     return is_elementwise(op) and op.name not in MEMORY_OPS and is_effect_free(op)
 
 
@@ -215,6 +226,8 @@ def _operand_layout(op: Operation, enc):
     """The layout operand(s) of `op` need for its result to have layout `enc`."""
     if op.name == "tt.expand_dims":
         return SliceEncoding(op.attr("axis"), enc)
+    if op.name in _RELABEL:
+        return infer_src_layout(op, enc)
     return enc
 
 
@@ -222,10 +235,13 @@ def _convert_cost(cvt: Operation) -> int:
     """Rough cost, per element, of the conversion (0 when it only renames registers)."""
     src, dst = cvt.operand(0).type, cvt.results[0].type
     try:
-        from ..convert import plan_conversion
-        bits = getattr(src.element, "bitwidth", 32)
-        plan = plan_conversion(src.encoding.to_linear_layout(src.dims),
-                               dst.encoding.to_linear_layout(dst.dims), max(bits, 8))
+        from ..scratch import conversion_plan  # the lowering's choice of mechanism
+    except ImportError:
+        from ..convert import plan_conversion as conversion_plan
+    try:
+        bits = getattr(src.element, "bitwidth", 64 if T.is_ptr(src) else 32)
+        plan = conversion_plan(src.encoding.to_linear_layout(list(src.dims)),
+                               dst.encoding.to_linear_layout(list(dst.dims)), max(bits, 8))
         return {"none": 0, "register": 0, "shuffle": 4}.get(plan.kind, 8)
     except Exception:  # layouts the planner does not know: assume shared memory
         return 8
@@ -253,8 +269,8 @@ class Rematerializer:
         key = (v, enc)
         if key in seen:
             return seen[key]
-        if not _tensor(v) or v.type.encoding == enc or self.lookup(v, enc) is not None \
-                and key in self.cache:
+        made = key in self.cache and self.lookup(v, enc) is not None
+        if not _tensor(v) or v.type.encoding == enc or made:
             seen[key] = True
             return True
         op = v.owner_op
@@ -271,6 +287,9 @@ class Rematerializer:
             return False
         seen[key] = True
         want = _operand_layout(op, enc)
+        if want is None:
+            seen[key] = False
+            return False
         for x in op.operands:
             if _tensor(x) and not self._collect(x, want, plan, seen, passed):
                 seen[key] = False

@@ -212,8 +212,9 @@ class Emitter:
 
     # -- names
     def fresh(self, hint: str = "v") -> str:
+        # `%hint.N` never collides with parameter names (`%argN`, `%aI_J`).
         self.n += 1
-        return f"%{hint}{self.n}"
+        return f"%{hint}.{self.n}"
 
     def new_label(self, hint: str = "bb") -> str:
         self.nlabels += 1

@@ -129,6 +129,15 @@ def _through_shared(ctx: FunctionContext, op, sp, vals: List[str], src_ll: Linea
         if hw_mask >> sbits:
             raise LoweringError("conversion scratch: thread bits select a repetition")
         vbits = _vector_bits(flat, nvec)
+        # Every other basis (lanes and warps included) must leave the vector's low offset
+        # bits alone, or a thread's vector would start misaligned.
+        others = 0
+        for dim, vecs in flat.bases.items():
+            for i, b in enumerate(vecs):
+                if not (dim == REG and i in vbits):
+                    others |= b[0]
+        while vbits and others & ((1 << len(vbits)) - 1):
+            vbits = vbits[:-1]
         nvec = 1 << len(vbits)
         canon = ctx.canonical(ll)
         vmask = sum(1 << b for b in vbits)

@@ -525,7 +525,7 @@ def _libdevice_math(ctx, op) -> None:
     if op.name == "math.exp" and lt == "float":
         def fast_exp(x):
             p = e.bin("fmul", "float", x, fconst("float", LOG2E))
-            return e.call("float", "llvm.nvvm.ex2.approx.f32", [("float", p)])
+            return e.call("float", "llvm.nvvm.ex2.approx.f", [("float", p)])
         map_elementwise(ctx, op, fast_exp)
         return
     map_elementwise(ctx, op, lambda *xs: libdevice_call(ctx, base, lt, xs))

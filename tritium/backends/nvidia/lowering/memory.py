@@ -187,9 +187,14 @@ class AxisAnalysis:
                     cont.append(a.contiguity[d])
                 else:
                     cont.append(1)
-                da = 1 if a.contiguity[d] > 1 else a.divisibility[d]
-                db = 1 if b.contiguity[d] > 1 else b.divisibility[d]
-                div.append(min(_MAX_DIV, da * db))
+                if b.const == 1:
+                    div.append(a.divisibility[d])
+                elif a.const == 1:
+                    div.append(b.divisibility[d])
+                else:
+                    da = 1 if a.contiguity[d] > 1 else a.divisibility[d]
+                    db = 1 if b.contiguity[d] > 1 else b.divisibility[d]
+                    div.append(min(_MAX_DIV, da * db))
                 cst.append(math.gcd(a.constancy[d], b.constancy[d]))
             const = a.const * b.const if a.const is not None and b.const is not None else None
             self._set(op, AxisInfo(tuple(cont), tuple(div), tuple(cst), const))
@@ -235,9 +240,14 @@ class AxisAnalysis:
 
 
 def axis_analysis(ctx: FunctionContext):
+    """tritium.gpu.axis_info's analysis when it is importable, else the local one."""
     a = getattr(ctx, "_axis", None)
     if a is None:
-        a = AxisAnalysis(ctx.func)
+        try:
+            from ....gpu.axis_info import AxisInfoAnalysis as Shared
+            a = Shared(ctx.func)
+        except ImportError:
+            a = AxisAnalysis(ctx.func)
         ctx._axis = a
     return a
 
@@ -270,16 +280,23 @@ def fastest_dim(ll) -> int:
     return len(ll.out_dims) - 1
 
 
-def vector_width(ctx: FunctionContext, ptr: Value, mask: Optional[Value], elem_bits: int) -> int:
+def vector_width(ctx: FunctionContext, ptr: Value, mask: Optional[Value], elem_bits: int,
+                 op: Optional[Operation] = None) -> int:
+    """Elements per access: the layout's leading run of consecutive registers, cut by the
+    axis info (pointer contiguity/alignment, mask constancy) and by 128 bits."""
     t = ptr.type
     if not isinstance(t, T.TensorType):
         return 1
     ll = ctx.ll(t)
+    ax = axis_analysis(ctx)
+    if hasattr(ax, "get_mem_vector_width") and op is not None:
+        d = ax.order(ptr)[0]
+        vec = min(layout_contiguity(ll, d), ax.get_mem_vector_width(op))
+        return max(1, min(_pow2_floor(vec), 128 // elem_bits))
     d = fastest_dim(ll)
     vec = layout_contiguity(ll, d)
     if vec == 1:
         return 1
-    ax = axis_analysis(ctx)
     pi = ax.get(ptr)
     if len(pi.contiguity) != len(t.dims):
         return 1
@@ -363,7 +380,7 @@ def _load(ctx: FunctionContext, op: Operation) -> None:
     ptrs = ctx.regs(ptr, n)
     masks = ctx.regs(mask, n) if mask is not None else None
     others = ctx.regs(other, n) if other is not None else None
-    vec = vector_width(ctx, ptr, mask, bits) if tensor else 1
+    vec = vector_width(ctx, ptr, mask, bits, op) if tensor else 1
     canon = ctx.canonical(ctx.ll(res.type)) if tensor else [0]
     width, nwords, per_word = _word_layout(bits, vec)
     volatile = bool(op.attr("isVolatile", False))
@@ -438,12 +455,13 @@ def _store(ctx: FunctionContext, op: Operation) -> None:
     ptrs = ctx.regs(ptr, n)
     vals = ctx.regs(val, n)
     masks = ctx.regs(mask, n) if mask is not None else None
-    vec = vector_width(ctx, ptr, mask, bits) if tensor else 1
+    vec = vector_width(ctx, ptr, mask, bits, op) if tensor else 1
     if tensor:
         owner, _ = ctx.owner_info(ctx.ll(ptr.type))
         canon = ctx.canonical(ctx.ll(ptr.type))
     else:
-        owner, canon = None, [0]
+        # A scalar is the same in every thread: one thread writes it (as upstream).
+        owner, canon = ctx.e.pro(f"icmp eq i32 {ctx.tid()}, 0", "t0"), [0]
     width, nwords, per_word = _word_layout(bits, vec)
     qual = _qualifiers(op, store=True)
     vsuffix = f".v{nwords}" if nwords > 1 else ""
@@ -580,8 +598,28 @@ def _atomic_rmw(ctx: FunctionContext, op: Operation) -> None:
     c = _CONSTRAINT[w]
     instr = f"atom.global{_sem_scope(op)}.{_atomic_type_suffix(kind, elt)}"
     e = ctx.e
+    sem = _SEM_NAMES.get(int(op.attr("sem", 4) or 4), "acq_rel")
+    # As upstream: an update whose old value nobody reads, without acquire semantics, is a
+    # fire-and-forget `red`.
+    use_red = not op.result.has_uses() and kind != "exch" and sem in ("relaxed", "release")
+
+    def red(pred, p, v):
+        args, cons = [], []
+        pt = ""
+        if pred is not None:
+            cons.append("b")
+            args.append(("i1", pred))
+            pt = "@$0 "
+        k = len(args)
+        cons += ["l", c]
+        args += [(ltype(op.operands[0].type), p), (f"i{w}", _to_bits(ctx, elt, v))]
+        e.asm("void", f"{pt}{instr.replace('atom.', 'red.', 1)} [ ${k} + 0 ], ${k + 1};",
+              ",".join(cons + ["~{memory}"]), args, side_effects=True)
+        return zero(elt)
 
     def body(pred, p, v):
+        if use_red:
+            return red(pred, p, v)
         args, cons = [], [f"={c}"]
         lines = []
         k = 1

@@ -194,6 +194,10 @@ def _smem_at(ctx: FunctionContext, base: int, idx: str, nb: int) -> str:
 
 @lowers("tt.gather")
 def _gather(ctx: FunctionContext, op) -> None:
+    """Stage the source in shared memory (row-major), read it back at the coordinates the
+    index tensor names (in the index tensor's layout), then move the values to the result
+    layout with the convert machinery (reusing the scratch after a barrier)."""
+    from .convert_layout import move
     src, idxv = op.operands
     axis = int(op.attr("axis"))
     e = ctx.e
@@ -213,22 +217,24 @@ def _gather(ctx: FunctionContext, op) -> None:
         p = _smem_at(ctx, base, _lin_index(scoords[r], st_t.dims, ctx), nb)
         e.emit(f"store {st} {ctx.to_storage(elt, x)[1]}, ptr addrspace(3) {p}, align {nb}")
     ctx.barrier()
-    rt = op.result.type
-    rll = ctx.ll(rt)
-    rcoords = ctx.coords(rll)
-    ivals = ctx.regs(idxv, rll.get_in_dim_size(REG))
+    ill = ctx.ll(idxv.type)
+    icoords = ctx.coords(ill)
+    ivals = ctx.get(idxv)
     it = ltype(idxv.type)
-    out = []
-    for r in range(rll.get_in_dim_size(REG)):
-        cs = list(rcoords[r])
+    vals = []
+    for r in range(ill.get_in_dim_size(REG)):
+        cs = list(icoords[r])
         iv = ivals[r]
         if it != "i32":
             iv = e.cast("trunc" if bitwidth(idxv.type) > 32 else "sext", it, iv, "i32")
         cs[axis] = iv
         p = _smem_at(ctx, base, _lin_index(cs, st_t.dims, ctx), nb)
         x = e.inst(f"load {st}, ptr addrspace(3) {p}, align {nb}", "ld")
-        out.append(ctx.from_storage(elt, x))
-    ctx.set(op.result, out)
+        vals.append(ctx.from_storage(elt, x))
+    rt = op.result.type
+    if rt.encoding != idxv.type.encoding:
+        vals = move(ctx, op, vals, ill, ctx.ll(rt), elt)
+    ctx.set(op.result, vals)
 
 
 @lowers("tt.histogram")
