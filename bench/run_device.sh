@@ -6,6 +6,14 @@ export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 export PYTHONPATH="$PWD:${PYTHONPATH:-}"  # no install needed: the repo is importable as is
-python3 -m pytest -q -m gpu tests -x -p no:cacheprovider 2>&1 | tee "$OUT/gpu_tests.log" | tail -25
+# Test-only packages the GPU image may lack travel as wheels: make .whl with pip download
+# (python 3.12, manylinux) for hypothesis sortedcontainers attrs filecheck, and carry it.
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH="$PYTHONPATH:/tmp/site"
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+python3 -m pytest -q -m gpu tests/nvidia tests/nvidia_lowering tests/gpu_diff -p no:cacheprovider \
+  2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 python3 bench/bench_launch.py 2>&1 | tee "$OUT/bench_launch.log" | tail -15
 python3 bench/bench_gpu.py --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"
