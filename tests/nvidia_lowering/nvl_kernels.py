@@ -5,7 +5,6 @@ A `Case` holds a kernel, a function making its arguments (torch CPU tensors and 
 scalars), the grid, the launch keywords and which arguments are outputs."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence
 

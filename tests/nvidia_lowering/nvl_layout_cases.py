@@ -4,9 +4,9 @@ compile/FileCheck tests and by the GPU tests (which launch them through the driv
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
+from typing import List, Tuple
 
-from tritium.gpu.layouts import BlockedEncoding, LinearEncoding, SliceEncoding
+from tritium.gpu.layouts import BlockedEncoding, LinearEncoding
 from tritium.gpu.linear_layout import LinearLayout
 
 _TY = {"f32": "f32", "f16": "f16", "i8": "i8", "f64": "f64", "i64": "i64"}
@@ -61,7 +61,7 @@ def cvt_kernel(shape, a: str, b: str, elt: str = "f32", num_warps: int = 4, op: 
     elif op == "trans":
         oshape = (N, M)
         lines.append(f"%w = tt.trans %v {{order = array<i32: 1, 0>}} : {_tt(shape, elt, '#A')} -> {_tt(oshape, elt, '#B')}")
-        ob, offb = offsets_2d("b", oshape, "#B", 1, N)  # y[n, m] = x[m, n]: store at n + m*N
+        ob, offb = offsets_2d("b", oshape, "#B", M)  # y[n, m] = x[m, n], y is [N, M] row-major
     else:
         raise ValueError(op)
     lines += ob

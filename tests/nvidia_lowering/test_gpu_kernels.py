@@ -3,8 +3,6 @@ tensors)`), compared with the CPU backend on the same inputs (or a torch referen
 
 When `tritium.gpu.pipeline` is missing, the TTGIR stage falls back to the local layout
 assignment of ttgir_helper.py; when it exists both are exercised."""
-import os
-
 import pytest
 
 torch = pytest.importorskip("torch")

@@ -8,7 +8,7 @@ kernels independently of the real `tritium.gpu.pipeline.make_ttgir`.
 """
 from __future__ import annotations
 
-from tritium.gpu.layouts import BlockedEncoding, SliceEncoding, default_blocked_encoding
+from tritium.gpu.layouts import SliceEncoding, default_blocked_encoding
 from tritium.ir import types as T
 from tritium.ir.attrs import IntegerAttr, StringAttr
 from tritium.ir.core import Operation, module_body

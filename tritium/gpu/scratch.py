@@ -16,9 +16,9 @@ Every region starts 16-byte aligned; several operands are laid out one after ano
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import prod
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from ..ir import types as T
 from .convert import ConversionPlan, SharedPlan, optimal_swizzling, plan_conversion

@@ -272,7 +272,7 @@ class Emitter:
             side_effects: bool = False, hint: str = "a") -> Optional[str]:
         se = " sideeffect" if side_effects else ""
         arg_text = ", ".join(f"{t} {v}" for t, v in args)
-        text = (f'call {ret} asm{se} "{llvm_string(asm).replace("$$", "$$")}", '
+        text = (f'call {ret} asm{se} "{llvm_string(asm)}", '
                 f'"{constraints}"({arg_text})')
         if ret == "void":
             self.emit(text)

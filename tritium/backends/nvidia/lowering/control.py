@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 from ....ir import types as T
-from ....ir.core import Value
 from .context import FunctionContext, LLVal, LoweringError, lowers, ltype
 
 
@@ -130,7 +129,6 @@ def _while(ctx: FunctionContext, op) -> None:
     if cterm is None or cterm.name != "scf.condition":
         raise LoweringError("scf.while: the before region must end in scf.condition")
     cond = ctx.get(cterm.operands[0])
-    fwd_types = [v.type for v in cterm.operands[1:]]
     fwd = [ctx.get(v) for v in cterm.operands[1:]]
     e.cond_br(cond, after, exit_)
     e.start_block(after)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence
 
 from ....gpu.linear_layout import LinearLayout
-from ....gpu.scratch import conversion_plan, layout_of
+from ....gpu.scratch import conversion_plan
 from ....ir import types as T
-from .context import (LANE, REG, WARP, FunctionContext, LoweringError, elem_type, lowers,
+from .context import (REG, FunctionContext, LoweringError, elem_type, lowers,
                       storage_bits)
 
 

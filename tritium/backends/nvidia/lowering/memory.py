@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ....ir import types as T
 from ....ir.core import Operation, Value
 from ....ir.ops import ATOMIC_RMW_OPS, CACHE_MODIFIERS, EVICTION_POLICIES, MEM_SCOPES, MEM_SEMANTICS
-from .context import (LANE, REG, WARP, FunctionContext, LoweringError, bitwidth, elem_type,
+from .context import (LANE, REG, FunctionContext, bitwidth, elem_type,
                       is_ptr, lowers, ltype, zero)
 
 _CACHE_NAMES = {v: k for k, v in CACHE_MODIFIERS.items()}

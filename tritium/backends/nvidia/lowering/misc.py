@@ -7,7 +7,7 @@ from typing import List, Optional
 
 from ....ir import types as T
 from ....ir.core import Operation
-from .context import (LANE, REG, WARP, FunctionContext, LoweringError, ModuleContext,
+from .context import (REG, FunctionContext, LoweringError, ModuleContext,
                       bitwidth, elem_type, is_float, is_ptr, lowers, ltype, storage_bits)
 from .control import flat_types, flatten, unflatten
 
@@ -322,7 +322,6 @@ def lower_function(mctx: ModuleContext, func: Operation) -> None:
     entry = func.regions[0].entry
     kernel = _is_kernel(func)
     params = []
-    arg_vals = []
     for i, a in enumerate(entry.args):
         t = a.type
         if isinstance(t, T.TensorType):

@@ -13,7 +13,7 @@ The combine region is inlined at each step with the ordinary op lowerings.
 from __future__ import annotations
 
 from math import prod
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
 from ....gpu.scratch import align16, reduce_geometry
 from ....ir import types as T

@@ -14,7 +14,7 @@ total. Steps:
 from __future__ import annotations
 
 from math import prod
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from ....gpu.scratch import align16, scan_geometry
 from ....ir import types as T
