@@ -13,7 +13,8 @@ if ls .whl/*.whl >/dev/null 2>&1; then
     && export PYTHONPATH="$PYTHONPATH:/tmp/site"
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-python3 -m pytest -q -m gpu tests/nvidia tests/nvidia_lowering tests/gpu_diff -p no:cacheprovider \
+timeout ${GPU_TEST_TIMEOUT:-420} python3 -m pytest -q -m gpu tests/nvidia tests/nvidia_lowering tests/gpu_diff \
+  -p no:cacheprovider \
   2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 python3 bench/bench_launch.py 2>&1 | tee "$OUT/bench_launch.log" | tail -15
 python3 bench/bench_gpu.py --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"
