@@ -8,6 +8,7 @@ str(options)`), compiles on a miss and launches.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import inspect
 import sys
@@ -17,7 +18,6 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
-from .specialize import specialize_arg
 
 KNOWN_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
                  "launch_cooperative_grid", "launch_pdl", "allowed_dot_input_precisions",
@@ -157,7 +157,7 @@ class JITFunction:
         return f"JITFunction({self.module}:{self.fn.__qualname__})"
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
+        return functools.partial(self.run, grid=grid)  # C-level partial: cheaper than a lambda
 
     # ------------------------------------------------------------------ binding
     def _make_binder(self):
@@ -175,12 +175,15 @@ class JITFunction:
             if p.is_constexpr:
                 specs.append(f'("constexpr", {p.name})')
             else:
-                specs.append(f"specialize({p.name}, {p.is_const}, {not p.do_not_specialize}, "
+                # The handler for the argument's type, called directly: one dict lookup.
+                specs.append(f"(_H.get(type({p.name})) or _slow)({p.name}, {p.is_const}, "
+                             f"{not p.do_not_specialize}, "
                              f"{not (p.do_not_specialize or p.do_not_specialize_on_alignment)})")
         names = ", ".join(p.name for p in self.params)
         src = (f"def bind({', '.join(params + ['**options'])}):\n"
                f"    return ({names},), ({', '.join(specs)}{',' if specs else ''}), options\n")
-        scope = {"specialize": specialize_arg, **defaults}
+        from .specialize import _HANDLERS, _specialize_slow
+        scope = {"_H": _HANDLERS, "_slow": _specialize_slow, **defaults}
         exec(compile(src, f"<binder of {self.__name__}>", "exec"), scope)
         return scope["bind"]
 
@@ -194,15 +197,17 @@ class JITFunction:
 
     # ------------------------------------------------------------------ launch
     def run(self, *args, grid, warmup: bool = False, **kwargs):
-        for hook in self.pre_run_hooks:
-            hook(*args, **kwargs)
+        if self.pre_run_hooks:
+            for hook in self.pre_run_hooks:
+                hook(*args, **kwargs)
         bound_args, specialization, extra = self.bind(*args, **kwargs)
         backend = cpu_backend() if self.interpret else active_backend(bound_args)
         device = backend.device_key()
         # Fast path: a hashable key of everything the slow key is made of. Most launches
         # stop here: bind, one dict lookup, launch.
         try:
-            fast_key = (specialization, tuple(extra.items()) if extra else (), device)
+            fast_key = (specialization, tuple(extra.items()), device) if extra else \
+                (specialization, device)
             kernel = self._fast_cache.get(fast_key)
         except TypeError:  # an unhashable constexpr value: take the slow path
             fast_key, kernel = None, None

@@ -120,6 +120,28 @@ def _spec_tensor(arg, is_const, specialize_value, align):
     return (ty, key)
 
 
+_TORCH_TYPES: Dict[Any, Tuple[str, str]] = {}  # torch dtype -> ("*fp32", "*kfp32")
+
+
+def _is_torch_tensor(arg) -> bool:
+    return type(arg).__module__.startswith("torch") and hasattr(arg, "untyped_storage")
+
+
+def _spec_torch(arg, is_const, specialize_value, align):
+    """torch tensors, the hot case on the GPU: one dict lookup and one data_ptr() call."""
+    try:
+        types = _TORCH_TYPES[arg.dtype]
+    except KeyError:
+        s = dtype_string(arg.dtype)
+        types = _TORCH_TYPES[arg.dtype] = ("*" + s, "*k" + s)
+    return (types[is_const], "D" if align and arg.data_ptr() % 16 == 0 else "")
+
+
+def handler_for(arg):
+    """The specialisation function for `arg`'s type (the binder calls it directly)."""
+    return _HANDLERS.get(type(arg)) or _specialize_slow
+
+
 def _specialize_slow(arg, is_const, specialize_value, align):
     from ..language.core import constexpr
     from ..language.dtypes import dtype as tl_dtype
@@ -138,8 +160,9 @@ def _specialize_slow(arg, is_const, specialize_value, align):
         return ("constexpr", arg)
     if hasattr(arg, "data_ptr") or hasattr(arg, "__cuda_array_interface__") or \
             hasattr(arg, "__array_interface__"):
-        _HANDLERS[type(arg)] = _spec_tensor
-        return _spec_tensor(arg, is_const, specialize_value, align)
+        handler = _spec_torch if _is_torch_tensor(arg) else _spec_tensor
+        _HANDLERS[type(arg)] = handler
+        return handler(arg, is_const, specialize_value, align)
     if type(arg).__name__ in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                               "uint64") and hasattr(arg, "item"):
         return _spec_int(int(arg), is_const, specialize_value, align)

@@ -3,6 +3,14 @@ the CPU backend otherwise (or always, with TRITON_INTERPRET=1)."""
 from __future__ import annotations
 
 _CPU = None
+_CUDA = None
+
+
+def _load_cuda():
+    global _CUDA
+    from ..backends.nvidia.backend import cuda_backend
+    _CUDA = cuda_backend()
+    return _CUDA
 
 
 def cpu_backend():
@@ -34,8 +42,7 @@ def active_backend(bound_args):
         if getattr(a, "ndim", 1) == 0 and not hasattr(a, "data_ptr"):
             continue  # a numpy scalar: it has __array_interface__ but is not a buffer
         if _is_on_gpu(a):
-            from ..backends.nvidia.backend import cuda_backend
-            return cuda_backend()
+            return _CUDA or _load_cuda()
         if hasattr(a, "data_ptr") or hasattr(a, "__array_interface__"):
             return cpu_backend()
     return cpu_backend()

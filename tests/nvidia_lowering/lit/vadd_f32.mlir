@@ -24,13 +24,13 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32}
     tt.return
   }
 }
-// LLIR: define ptx_kernel void @add_kernel(ptr addrspace(1) %arg0, ptr addrspace(1) %arg1, ptr addrspace(1) %arg2, i32 %arg3) "nvvm.maxntid"="128"
+// LLIR: define ptx_kernel void @add_kernel(ptr addrspace(1) %arg0, ptr addrspace(1) %arg1, ptr addrspace(1) %arg2, i32 %arg3) "nvvm.reqntid"="128"
 // LLIR: call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 // LLIR: ld.global.v4.b32
 // LLIR: ld.global.v4.b32
 // LLIR: fadd float
 // LLIR: st.global.v4.b32
-// PTX: .maxntid 128
+// PTX: .reqntid 128
 // PTX-COUNT-2: @%p{{[0-9]+}} ld.global.v4.b32 { %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}} }
 // PTX-COUNT-4: add.f32
 // PTX: @%p{{[0-9]+}} st.global.v4.b32

@@ -89,12 +89,14 @@ class CUDAKernel:
         self.module, self.function, self.n_regs, self.n_spills = driver.load_binary(
             self.name, self.asm["cubin"], self.metadata["shared"], driver.get_current_device())
         self._launch = make_launcher(self.signature, scratch=self.metadata.get("scratch_args", 0))
+        self._num_warps = self.metadata["num_warps"]
+        self._shared = self.metadata["shared"]
 
     def run(self, grid, bound_args, specialization):
         if self._launch is None:
             self._init_handles()
         self._launch(grid[0], grid[1], grid[2], current_stream(), self.function,
-                     self.metadata["num_warps"], self.metadata["shared"], *bound_args)
+                     self._num_warps, self._shared, *bound_args)
 
     def __getitem__(self, grid):
         raise TypeError("a compiled kernel is launched through its @jit function")

@@ -357,8 +357,10 @@ def lower_function(mctx: ModuleContext, func: Operation) -> None:
         e.emit("ret void")
     if kernel:
         nt = 32 * mctx.num_warps
+        # reqntid (exactly this many threads, as upstream) rather than maxntid: ptxas then
+        # knows the block size, not just a bound, when it allocates registers.
         head = (f'define ptx_kernel void @{_sym(name)}({", ".join(params)}) '
-                f'"nvvm.maxntid"="{nt}" {{')
+                f'"nvvm.reqntid"="{nt}" {{')
     else:
         ret = "void" if not rtys else rtys[0] if len(rtys) == 1 else "{ " + ", ".join(rtys) + " }"
         head = f'define internal {ret} @{_sym(name)}({", ".join(params)}) {{'
