@@ -267,3 +267,13 @@ def test_kernel_dump(tmp_path, monkeypatch):
 def test_helpers():
     assert triton.cdiv(10, 3) == 4 and triton.cdiv(9, 3) == 3
     assert [triton.next_power_of_2(n) for n in (0, 1, 2, 3, 1000, 1024)] == [1, 1, 2, 4, 1024, 1024]
+
+
+def test_kernel_named_like_binder_internals():
+    @triton.jit
+    def bind(x_ptr, n):
+        tl.store(x_ptr, n)
+
+    x = np.zeros(1, np.int32)
+    bind[(1,)](x, 5)
+    assert x[0] == 5

@@ -26,6 +26,11 @@ KNOWN_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "ena
                  "deprecated_fp8_dtypes", "backend_name", "ptx_version", "cluster_dims"}
 
 
+# Names the generated binder module uses itself; a kernel so named gets another name there.
+_BINDER_NAMES = {"bind", "_H", "_slow", "_jit", "_fast", "_cpu", "_active", "_check",
+                 "args", "spec", "backend", "kernel", "options"}
+
+
 class KernelParam:
     def __init__(self, num: int, param: inspect.Parameter, do_not_specialize: bool,
                  do_not_specialize_on_alignment: bool):
@@ -116,6 +121,7 @@ class JITFunction:
         self.hash: Optional[str] = None
         self.used_global_vals: Dict[tuple, Any] = {}
         self._binder = None
+        self._launch_fn = None
         self.pre_run_hooks: List[Callable] = []
         self._fast_cache: Dict[tuple, Any] = {}
         # As upstream, TRITON_INTERPRET is read when the kernel is decorated.
@@ -157,7 +163,9 @@ class JITFunction:
         return f"JITFunction({self.module}:{self.fn.__qualname__})"
 
     def __getitem__(self, grid):
-        return functools.partial(self.run, grid=grid)  # C-level partial: cheaper than a lambda
+        if self._binder is None:
+            self._binder = self._make_binder()
+        return functools.partial(self._launch_fn, grid)  # C-level partial: no lambda frame
 
     # ------------------------------------------------------------------ binding
     def _make_binder(self):
@@ -180,11 +188,33 @@ class JITFunction:
                              f"{not p.do_not_specialize}, "
                              f"{not (p.do_not_specialize or p.do_not_specialize_on_alignment)})")
         names = ", ".join(p.name for p in self.params)
-        src = (f"def bind({', '.join(params + ['**options'])}):\n"
-               f"    return ({names},), ({', '.join(specs)}{',' if specs else ''}), options\n")
+        args_t = f"({names},)"
+        spec_t = f"({', '.join(specs)}{',' if specs else ''})"
+        signature = ", ".join(params + ["**options"])
+        launch_name = self.__name__ if self.__name__ not in _BINDER_NAMES else "launch_kernel"
+        # `launch` is `bind` fused with the cached-launch path: the common launch is one
+        # generated function, a dict lookup and the backend's launcher. Anything unusual
+        # (options, hooks, a miss, globals to check) goes through `_run_bound`.
+        src = (f"def bind({signature}):\n"
+               f"    return {args_t}, {spec_t}, options\n"
+               f"def {launch_name}(_grid, {signature}):\n"  # errors name the kernel
+               f"    args = {args_t}\n"
+               f"    spec = {spec_t}\n"
+               f"    if options or _jit.pre_run_hooks:\n"
+               f"        return _jit.run(*args, grid=_grid, **options)\n"
+               f"    backend = _cpu() if _jit.interpret else _active(args)\n"
+               f"    kernel = _fast.get((spec, backend.device_key()))\n"
+               f"    if kernel is None or kernel.used_global_vals:\n"
+               f"        return _jit._run_bound(args, spec, options, _grid)\n"
+               f"    kernel.run(_check(_grid if type(_grid) is tuple else "
+               f"_jit._grid_of(_grid, args, options)), args, spec)\n"
+               f"    return kernel\n")
         from .specialize import _HANDLERS, _specialize_slow
-        scope = {"_H": _HANDLERS, "_slow": _specialize_slow, **defaults}
+        scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self,
+                 "_fast": self._fast_cache, "_cpu": cpu_backend, "_active": active_backend,
+                 "_check": check_grid, **defaults}
         exec(compile(src, f"<binder of {self.__name__}>", "exec"), scope)
+        self._launch_fn = scope[launch_name]
         return scope["bind"]
 
     def bind(self, *args, **kwargs):
@@ -201,6 +231,14 @@ class JITFunction:
             for hook in self.pre_run_hooks:
                 hook(*args, **kwargs)
         bound_args, specialization, extra = self.bind(*args, **kwargs)
+        return self._run_bound(bound_args, specialization, extra, grid, warmup)
+
+    def _grid_of(self, grid, bound_args, extra):
+        if callable(grid):
+            return grid(dict(zip(self.arg_names, bound_args), **extra))
+        return grid
+
+    def _run_bound(self, bound_args, specialization, extra, grid, warmup=False):
         backend = cpu_backend() if self.interpret else active_backend(bound_args)
         device = backend.device_key()
         # Fast path: a hashable key of everything the slow key is made of. Most launches
@@ -219,9 +257,7 @@ class JITFunction:
             self._check_globals(kernel)
         if warmup:
             return kernel
-        if callable(grid):
-            grid = grid(dict(zip(self.arg_names, bound_args), **extra))
-        kernel.run(check_grid(grid), bound_args, specialization)
+        kernel.run(check_grid(self._grid_of(grid, bound_args, extra)), bound_args, specialization)
         return kernel
 
     def _lookup_or_compile(self, backend, device, specialization, extra):
