@@ -1,6 +1,7 @@
 """Memory-bound kernels on the GPU: tritium vs upstream Triton vs torch, same run, same GPU.
 
     python bench/bench_gpu.py            # prints a table; --json PATH writes the numbers
+                                         # --ttgir-dir DIR keeps both compilers' TTGIR
 
 Bandwidth counts bytes read + bytes written once. Each kernel's output is checked against
 torch before it is timed. Cold compile = the first call of a kernel with an empty cache.
@@ -116,6 +117,7 @@ def torch_rows(do_bench):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--ttgir-dir", help="write each kernel's TTGIR from both compilers here")
     args = ap.parse_args()
     os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="cache-")
     import triton
@@ -127,8 +129,13 @@ def main():
         for name, nbytes, run, check in cases(k, triton.cdiv):
             try:
                 t0 = time.perf_counter()
-                run()
+                compiled = run()
                 torch.cuda.synchronize()
+                if args.ttgir_dir:
+                    os.makedirs(args.ttgir_dir, exist_ok=True)
+                    stem = name.split()[0] + ("_" + name.split()[1] if name[0] == "l" else "")
+                    with open(os.path.join(args.ttgir_dir, f"{stem}.{flavor}.ttgir"), "w") as f:
+                        f.write(compiled.asm["ttgir"])
                 results["cold_s"].setdefault(name, {})[flavor] = time.perf_counter() - t0
                 ok = check()
                 if not ok:

@@ -297,12 +297,7 @@ class ControlFlowMixin:
         self.builder.set_insertion_point_to_end(dry)
         self.lscope, self.local_defs = dict(liveins), {}
         self.lscope[node.target.id] = tensor(iv_placeholder, iv_type)
-        self.scf_stack.append(node)
-        try:
-            for stmt in node.body:
-                self.visit(stmt)
-        finally:
-            self.scf_stack.pop()
+        self._visit_loop_body(node)
         names = self._loop_carried(liveins, self.local_defs)
         _drop_block(dry)
         from .codegen import flatten_values, unflatten_values
@@ -322,17 +317,26 @@ class ControlFlowMixin:
         if negative:  # iterate ub-1 ... lb with a positive step: iv' = ub + lb - iv
             iv_value = sem.add(sem.sub(ub, iv_value), lb)
         self.lscope[node.target.id] = iv_value
+        self._visit_loop_body(node)
+        self._finish_loop(names, init_vals, for_op, ip, liveins, outer_defs)
+
+    def _visit_loop_body(self, node):
+        """Visit a loop body (dry run or real); `return` inside it is rejected meanwhile."""
         self.scf_stack.append(node)
         try:
             for stmt in node.body:
                 self.visit(stmt)
         finally:
             self.scf_stack.pop()
+
+    def _finish_loop(self, names, init_vals, loop_op, ip, liveins, outer_defs):
+        """Yield the carried values, leave the body, and bind the names to the loop results."""
+        from .codegen import flatten_values, unflatten_values
         yields = [self._materialize(self.lscope[n]) for n in names]
         self.builder.create("scf.yield", flatten_values(yields))
         self.builder.restore_insertion_point(ip)
         self.lscope, self.local_defs = liveins, outer_defs
-        for name, v in zip(names, unflatten_values(for_op.results, init_vals)):
+        for name, v in zip(names, unflatten_values(loop_op.results, init_vals)):
             self.set_value(name, v)
 
     def _materialize(self, value):
@@ -349,12 +353,7 @@ class ControlFlowMixin:
         dry = Block()
         self.builder.set_insertion_point_to_end(dry)
         self.lscope, self.local_defs = dict(liveins), {}
-        self.scf_stack.append(node)
-        try:
-            for stmt in node.body:
-                self.visit(stmt)
-        finally:
-            self.scf_stack.pop()
+        self._visit_loop_body(node)
         names = self._loop_carried(liveins, self.local_defs)
         _drop_block(dry)
         from .codegen import flatten_values, unflatten_values
@@ -378,18 +377,8 @@ class ControlFlowMixin:
         self.lscope, self.local_defs = dict(liveins), {}
         for name, v in zip(names, unflatten_values(after.args, init_vals)):
             self.set_value(name, v)
-        self.scf_stack.append(node)
-        try:
-            for stmt in node.body:
-                self.visit(stmt)
-        finally:
-            self.scf_stack.pop()
-        yields = [self._materialize(self.lscope[n]) for n in names]
-        self.builder.create("scf.yield", flatten_values(yields))
-        self.builder.restore_insertion_point(ip)
-        self.lscope, self.local_defs = liveins, outer_defs
-        for name, v in zip(names, unflatten_values(while_op.results, init_vals)):
-            self.set_value(name, v)
+        self._visit_loop_body(node)
+        self._finish_loop(names, init_vals, while_op, ip, liveins, outer_defs)
 
 
 def _is_compile_time(v) -> bool:
