@@ -10,6 +10,7 @@ import argparse
 import importlib.util
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -133,7 +134,7 @@ def main():
                 torch.cuda.synchronize()
                 if args.ttgir_dir:
                     os.makedirs(args.ttgir_dir, exist_ok=True)
-                    stem = name.split()[0] + ("_" + name.split()[1] if name[0] == "l" else "")
+                    stem = re.sub(r"\W+", "_", name)
                     with open(os.path.join(args.ttgir_dir, f"{stem}.{flavor}.ttgir"), "w") as f:
                         f.write(compiled.asm["ttgir"])
                 results["cold_s"].setdefault(name, {})[flavor] = time.perf_counter() - t0
