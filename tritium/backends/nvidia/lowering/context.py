@@ -441,7 +441,7 @@ class FunctionContext:
             terms.append(v)
         acc = terms[0]
         for t in terms[1:]:
-            acc = self.e.pro(f"{'or disjoint' if disjoint else 'xor'} i32 {acc}, {t}", "m")
+            acc = self.e.pro(f"{'add nuw nsw' if disjoint else 'xor'} i32 {acc}, {t}", "m")
         self._lin_cache[bases] = acc
         return acc
 
@@ -454,13 +454,15 @@ class FunctionContext:
         return self.linear_tid(bases), mask
 
     def combine_const(self, hw: Tuple[str, int], c: int, ty: str = "i32") -> str:
-        """hw XOR c, as `or disjoint` when the bits cannot overlap (emitted in the prologue)."""
+        """hw XOR c, as an `add` when the bits cannot overlap (emitted in the prologue): the
+        same value, and LLVM strength-reduces `(base + c) * k` across a thread's registers
+        (one multiply per thread in Philox's first round, as upstream gets)."""
         v, mask = hw
         if c == 0:
             return v
         if v == "0":
             return str(c)
-        op = "or disjoint" if (mask & c) == 0 else "xor"
+        op = "add nuw nsw" if (mask & c) == 0 else "xor"
         return self.e.pro(f"{op} {ty} {v}, {c}", "m")
 
     def coords(self, ll: LinearLayout) -> List[List[str]]:
