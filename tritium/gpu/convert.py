@@ -279,11 +279,45 @@ def _nullspace(vectors: list[int], dim: int) -> list[int]:
     return out
 
 
+def _independent(base: list[int], candidates, limit: int | None = None) -> list[int]:
+    """Candidates, in order, that are independent of ``base`` and of the
+    candidates taken before them (at most ``limit`` of them)."""
+    span = XorBasis()
+    for v in base:
+        span.insert(v, 0)
+    out = []
+    for c in candidates:
+        if limit is not None and len(out) >= limit:
+            break
+        if span.insert(c, 0):
+            out.append(c)
+    return out
+
+
+def _in_span(vectors: list[int]):
+    span = XorBasis()
+    for v in vectors:
+        span.insert(v, 0)
+    return lambda x: span.solve(x) is not None
+
+
 def _intersection(b1: list[int], b2: list[int], dim: int) -> list[int]:
+    """A basis of span(b1) ∩ span(b2), made of the inputs where possible:
+    vectors of both lists first (in b1's order), then vectors of one list in
+    the other's span, then whatever completes the intersection.
+
+    For unit vectors this is just the common vectors in b1's order. With mixed
+    vectors only the first ones can be registers of both sides (vectorisable);
+    the list never holds a vector twice or one dependent on the others.
+    """
+    s2 = set(b2)
+    common = [x for x in b1 if x and x in s2]
     if all(x & (x - 1) == 0 for x in b1 + b2):
-        s2 = set(b2)
-        return [x for x in b1 if x and x in s2]  # keeps b1's order
-    return _nullspace(_nullspace(b1, dim) + _nullspace(b2, dim), dim)
+        return _independent([], common)
+    in1, in2 = _in_span(b1), _in_span(b2)
+    cands = common + [x for x in b1 if in2(x)] + [x for x in b2 if in1(x)]
+    cands += _nullspace(_nullspace(b1, dim) + _nullspace(b2, dim), dim)
+    return _independent([], cands)
 
 
 def _flat_bases(ll: LinearLayout, dim: str) -> list[int]:
@@ -296,6 +330,8 @@ def _vector_bases(reg_src, reg_dst, lane_src, lane_dst, dim: int, bitwidth: int)
     Sub-32-bit vectors are padded to a full word with one side's registers,
     then grown with that side's registers that are lanes of the other side
     (those still cost the other side nothing: its lanes read distinct words).
+    Every basis added is independent of the ones before it (with mixed
+    layouts a register can lie in the span of the common ones).
     """
     max_bases = log2(max(1, 128 // bitwidth))
     vb = _intersection(reg_src, reg_dst, dim)[:max_bases]
@@ -304,28 +340,83 @@ def _vector_bases(reg_src, reg_dst, lane_src, lane_dst, dim: int, bitwidth: int)
     per_word = log2(32 // bitwidth)
 
     def grow(regs, other_lanes):
-        filled = vb + [r for r in regs if r not in vb][:per_word - len(vb)]
-        extra = [r for r in regs if r not in filled and r in other_lanes]
-        return filled + extra[:max_bases - len(filled)]
+        filled = vb + _independent(vb, regs, per_word - len(vb))
+        extra = [r for r in regs if r in other_lanes]
+        return filled + _independent(filled, extra, max_bases - len(filled))
 
     a, b = grow(reg_src, set(lane_dst)), grow(reg_dst, set(lane_src))
     return a if len(a) >= len(b) else b
 
 
-def _segment(bank_src: list[int], bank_dst: list[int], dim: int, n: int) -> list[int]:
-    """Segment bases: unused unit vectors, then XOR pairs, then conflicting ones."""
-    s_src, s_dst = set(bank_src) - {0}, set(bank_dst) - {0}
-    seg = [1 << b for b in range(dim) if (1 << b) not in s_src and (1 << b) not in s_dst]
-    if len(seg) >= n:
-        return seg[:n]
-    a = sorted(v for v in s_src if v not in s_dst)
-    b = sorted(v for v in s_dst if v not in s_src)
+def _segment(vb: list[int], tile_src: list[int], tile_dst: list[int], dim: int, n: int,
+             spans: bool = True) -> list[int]:
+    """Up to ``n`` segment bases, independent of each other and of ``vb``.
+
+    Lanes of one side collide in a bank when their difference lies in
+    span(vector + segment) but not in span(vector). Upstream's recipe, on the
+    bank lists S = vb + tile_src and D = vb + tile_dst:
+
+    1. unit vectors in neither list (no lane of either side steps there);
+    2. with A = S - D and B = D - S (|A| <= |B|, sorted), the pairs a_i ^ b_i:
+       in neither list, so conflict free both ways;
+    3. only if still short, some a_i and b_i on their own (these conflict).
+
+    For unit vectors that is exact. Mixed layouts (bases combining several
+    tensor bits) break it in two ways, both handled here:
+
+    * a vector can be taken twice or depend on the others: unit 1 can be in
+      neither list and still equal a pair (3 ^ 2), or a pair can equal a
+      vector basis. Every vector is now kept only if it is independent of
+      ``vb`` and of the segment so far, so the scratch layout stays a
+      bijection.
+    * "in neither list" is the wrong test: a vector outside both lists can
+      still be a combination of one side's lanes and so conflict. With
+      ``spans`` the recipe runs on subspaces instead: (1) units outside
+      span(S + D), (2) A and B complete I = span(S) ∩ span(D) to span(S) and
+      span(D). ``optimal_swizzling`` builds both variants and keeps the
+      cheaper plan; for unit vectors the two agree.
+    """
+    if n <= 0:
+        return []
+    bank_src, bank_dst = vb + tile_src, vb + tile_dst
+    taken = XorBasis()
+    for v in vb:
+        taken.insert(v, 0)
+    seg: list[int] = []
+
+    def take(v: int) -> None:
+        if len(seg) < n and taken.insert(v, 0):
+            seg.append(v)
+
+    if spans:
+        reach = XorBasis()
+        for v in bank_src + bank_dst:
+            reach.insert(v, 0)
+        for b in range(dim):
+            if reach.insert(1 << b, 0):
+                take(1 << b)
+        if len(seg) >= n:
+            return seg
+        common = _intersection(bank_src, bank_dst, dim)
+        a = _independent(common, sorted(set(tile_src) - {0}))
+        b = _independent(common, sorted(set(tile_dst) - {0}))
+    else:
+        s_src, s_dst = set(bank_src) - {0}, set(bank_dst) - {0}
+        for b in range(dim):
+            if (1 << b) not in s_src and (1 << b) not in s_dst:
+                take(1 << b)
+        if len(seg) >= n:
+            return seg
+        a = sorted(v for v in s_src if v not in s_dst)
+        b = sorted(v for v in s_dst if v not in s_src)
     if len(a) > len(b):
         a, b = b, a
     k = min(max(0, n - len(a) - len(seg)), len(a))
-    seg += [a[i] ^ b[i] for i in range(k, len(a))]  # conflict free both ways
-    seg += a[:k] + b[:k]  # only as a last resort: these cost conflicts
-    return seg[:n]
+    for i in range(k, len(a)):
+        take(a[i] ^ b[i])  # conflict free both ways
+    for v in a[:k] + b[:k]:  # only as a last resort: these cost conflicts
+        take(v)
+    return seg
 
 
 def optimal_swizzling(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) -> SharedPlan:
@@ -345,18 +436,66 @@ def optimal_swizzling(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) 
     tile_s = [b for b in _phase_lanes(lane_s, vec_s, bitwidth) if b not in vb]
     tile_d = [b for b in _phase_lanes(lane_d, vec_d, bitwidth) if b not in vb]
     n_bank = min(log2(max(1, 1024 // ((1 << len(vb)) * bitwidth))), dim - len(vb))
-    seg = _segment(vb + tile_s, vb + tile_d, dim, dim - n_bank - len(vb))
-    bank = _complement(vb + seg, dim)
-    # Bases held in registers on both sides become passes over a smaller buffer.
-    both = set(reg_s) & set(reg_d)
-    reps = [s for s in seg if s in both]
-    seg = [s for s in seg if s not in both]
-    col = lambda xs: [[x] for x in xs]
-    smem = LinearLayout({"vector": col(vb), "bank": col(bank), "segment": col(seg), "reps": col(reps)},
-                        [(src_f.out_dims[0], 1 << dim)], require_surjective=True).reshape_outs(outs)
-    w = bank_conflicts(src_w, smem, 1 << vec_s, bitwidth)
-    r = bank_conflicts(dst_w, smem, 1 << vec_d, bitwidth)
-    return SharedPlan(smem, 1 << vec_s, 1 << vec_d, w, r, bitwidth)
+    n_seg = dim - n_bank - len(vb)
+
+    def plan(seg: list[int]) -> SharedPlan:
+        bank = _complement(vb + seg, dim)
+        # Coordinates of a tensor offset in the scratch basis (vector, bank, segment).
+        coords = gf2_solver(vb + bank + seg)
+        # Bases held in registers on both sides become passes over a smaller
+        # buffer, unless a lane or warp of either side steps along them
+        # (mixed layouts): thread ids must not select the pass.
+        hw = 0
+        for ll in (src_f, dst_f):
+            for d in (LANE, WARP):
+                for x in _flat_bases(ll, d):
+                    hw |= coords(x)
+        both = set(reg_s) & set(reg_d)
+        first_seg = len(vb) + len(bank)
+        reps = [s for j, s in enumerate(seg) if s in both and not (hw >> (first_seg + j)) & 1]
+        seg = [s for s in seg if s not in reps]
+        col = lambda xs: [[x] for x in xs]
+        smem = LinearLayout({"vector": col(vb), "bank": col(bank), "segment": col(seg), "reps": col(reps)},
+                            [(src_f.out_dims[0], 1 << dim)], require_surjective=True).reshape_outs(outs)
+        # Accesses must be aligned vectors: a basis outside a side's vector
+        # that steps along the vector's offsets (possible with mixed layouts)
+        # would start some vectors mid-way; such sides use shorter vectors.
+        vs = _aligned_vec(src_f, vb, vec_s, coords)
+        vd = _aligned_vec(dst_f, vb, vec_d, coords)
+        w = bank_conflicts(src_w, smem, 1 << vs, bitwidth)
+        r = bank_conflicts(dst_w, smem, 1 << vd, bitwidth)
+        return SharedPlan(smem, 1 << vs, 1 << vd, w, r, bitwidth)
+
+    # Upstream's recipe on the lists, then on their spans (they differ only
+    # for mixed layouts); keep the plan with fewer wavefronts per element.
+    best = plan(_segment(vb, tile_s, tile_d, dim, n_seg, spans=False))
+    seg = _segment(vb, tile_s, tile_d, dim, n_seg, spans=True)
+    if seg != [b[0] for b in best.smem.flatten_outs().bases["segment"]]:
+        other = plan(seg)
+        if _cost(other) < _cost(best):
+            best = other
+    return best
+
+
+def _cost(sp: SharedPlan) -> float:
+    # Wavefronts per element moved: each access moves vec elements and takes
+    # 1 + conflicts wavefronts.
+    return (1 + sp.write_conflicts) / sp.vec_src + (1 + sp.read_conflicts) / sp.vec_dst
+
+
+def _aligned_vec(ll: LinearLayout, vb: list[int], n: int, coords) -> int:
+    """Longest prefix (at most n) of the vector bases this side can access as
+    aligned vectors: no other basis of the side touches those offset bits."""
+    regs = _flat_bases(ll, REG)
+    vec_pos = {regs.index(vb[j]) for j in range(n)}
+    others = 0
+    for d in (REG, LANE, WARP):
+        for i, x in enumerate(_flat_bases(ll, d)):
+            if not (d == REG and i in vec_pos):
+                others |= coords(x)
+    while n and others & ((1 << n) - 1):
+        n -= 1
+    return n
 
 
 def _side_vec(vb: list[int], regs: list[int], bitwidth: int) -> int:

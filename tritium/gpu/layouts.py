@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Mapping, Sequence, Union
 
-from .linear_layout import LinearLayout, log2
+from .linear_layout import LinearLayout, XorBasis, log2
 
 __all__ = [
     "CTALayout", "BlockedEncoding", "SliceEncoding", "SwizzledSharedEncoding",
@@ -110,26 +110,38 @@ def identity_standard_nd(in_dim: str, shape: Sequence[int], order: Sequence[int]
 
 def _ensure_not_larger(ll: LinearLayout, shape: Mapping[str, int],
                        broadcast_registers: bool = True) -> LinearLayout:
-    # Zero the largest bases of oversized dims: smaller tensors are broadcast.
-    bases = {d: [list(b) for b in v] for d, v in ll.bases.items()}
-    dropped: set[int] = set()
-    for k, out in enumerate(ll.out_dims):
-        actual, want = ll.get_out_dim_size(out), shape[out]
-        if actual <= want:
-            continue
-        found = sorted(((b[k], d, i) for d, v in bases.items() for i, b in enumerate(v) if b[k]),
-                       key=lambda t: -t[0])
-        for _, d, i in found:
-            if actual <= want:
-                break
-            if not broadcast_registers and d == REG:
-                dropped.add(i)
-            else:
-                bases[d][i][k] = 0
-            actual >>= 1
-    if dropped:
-        bases[REG] = [b for i, b in enumerate(bases[REG]) if i not in dropped]
-    return LinearLayout(bases, ll.out_dims)
+    """Wrap a layout around a smaller tensor: coordinates are taken modulo
+    ``shape`` (the bits of each basis at or above the wanted size are
+    cleared), so the hardware that held the cut-off part broadcasts.
+
+    For blocked-like layouts (each basis one power of two of one dim) this
+    zeroes the largest bases, as upstream does. Masking also handles mixed
+    layouts: a basis that steps several dims, or a dim stepped by the same
+    power of two from two bases, or by a non-power of two.
+
+    Without ``broadcast_registers`` registers that the cut turned into copies
+    of the thread's other registers (zero, or in the span of the registers
+    the cut left alone and of those kept before them) are dropped instead.
+    A register that still reaches new elements through another dim is kept.
+    """
+    masks = [min(ll.get_out_dim_size(o), shape[o]) - 1 for o in ll.out_dims]
+    sizes = [(o, min(ll.get_out_dim_size(o), shape[o])) for o in ll.out_dims]
+    bases = {d: [tuple(x & m for x, m in zip(b, masks)) for b in v] for d, v in ll.bases.items()}
+    if not broadcast_registers and REG in bases:
+        orig = ll.bases[REG]
+        shifts, acc = [], 0
+        for _, s in sizes:
+            shifts.append(acc)
+            acc += log2(s)
+        flat = lambda b: sum(x << sh for x, sh in zip(b, shifts))
+        span = XorBasis()
+        changed = [i for i, (a, b) in enumerate(zip(orig, bases[REG])) if a != b]
+        for i, b in enumerate(bases[REG]):
+            if i not in changed:
+                span.insert(flat(b), 0)
+        keep = [i not in changed or span.insert(flat(bases[REG][i]), 0) for i in range(len(orig))]
+        bases[REG] = [b for b, k in zip(bases[REG], keep) if k]
+    return LinearLayout(bases, sizes, require_surjective=False)
 
 
 def _ensure_not_smaller(ll: LinearLayout, shape: Mapping[str, int]) -> LinearLayout:

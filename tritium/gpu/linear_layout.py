@@ -497,18 +497,31 @@ class LinearLayout:
             b = LinearLayout(b._bases, a._out_pairs(), False)
         ident = [d for d in a._bases if d in b._bases
                  and a.sublayout([d], outs) == b.sublayout([d], outs)]
-        a_red = a.sublayout([d for d in a._bases if d not in ident], outs)
+        rest = [d for d in a._bases if d not in ident]
+        a_red = a.sublayout(rest, outs)
         b_red = b.sublayout([d for d in b._bases if d not in ident], outs)
-        solve = gf2_solver(a_red._flat)
+        # Solve the other dims against outer's other dims first (upstream's
+        # reduced problem), but keep the identity dims as further columns:
+        # with mixed layouts a basis of self can need them (self.lane = outer
+        # lane ^ outer register with equal registers), and the reduced system
+        # alone would have no solution. Inserting the reduced columns first
+        # keeps the reduced (smallest) solution whenever one exists.
+        a_ident = a.sublayout(ident, outs)
+        solve = gf2_solver(a_red._flat + a_ident._flat)
+        n_red = len(a_red._flat)
         flat = []
         for v in b_red._flat:
             x = solve(v)
             if x is None:
                 raise ValueError("invert_and_compose: image of self not inside outer's image")
             flat.append(x)
-        ret = LinearLayout._from_flat(b_red._in_pairs(), flat, a_red._in_pairs())
-        for d in ident:
-            ret = ret * LinearLayout.identity_1d(a.get_in_dim_size(d), d, d)
+        ret = LinearLayout._from_flat(b_red._in_pairs(), flat, a_red._in_pairs() + a_ident._in_pairs())
+        # ret maps other dims -> (outer's other dims, then its identity dims);
+        # append the identity map of the identity dims.
+        ident_in = LinearLayout._from_flat(
+            a_ident._in_pairs(), [1 << (n_red + i) for i in range(len(a_ident._flat))],
+            a_red._in_pairs() + a_ident._in_pairs())
+        ret = ret.concat_ins(ident_in)
         return ret.transpose_ins(b.in_dims).transpose_outs(a.in_dims)
 
     def pseudoinvert(self) -> "LinearLayout":
