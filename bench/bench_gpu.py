@@ -22,15 +22,19 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 
 def load_kernels(flavor: str):
-    """Import gpu_kernels.py with `triton` bound to upstream or to tritium."""
+    return load_kernels_from("gpu_kernels.py", flavor)
+
+
+def load_kernels_from(filename: str, flavor: str):
+    """Import a kernel file of bench/ with `triton` bound to upstream or to tritium."""
     import tritium
     import tritium.language
     saved = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
     if flavor == "tritium":
         sys.modules["triton"], sys.modules["triton.language"] = tritium, tritium.language
     try:
-        spec = importlib.util.spec_from_file_location(f"gpu_kernels_{flavor}",
-                                                      os.path.join(HERE, "gpu_kernels.py"))
+        spec = importlib.util.spec_from_file_location(f"{filename[:-3]}_{flavor}",
+                                                      os.path.join(HERE, filename))
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
     finally:

@@ -88,7 +88,6 @@ def test_seeded_dropout(rng, p, seed):
     assert abs(kept.mean() - (1 - p)) < 0.05
 
 
-@pytest.mark.xfail(strict=False, reason="tl.dot is not lowered for the GPU yet")
 def test_matmul(rng):
     M, N, K = 96, 80, 64
     a = rng.standard_normal((M, K)).astype(np.float16)

@@ -97,7 +97,6 @@ def test_softmax(rng):
     assert_ref(gpu[0], e / e.sum(1, keepdims=True), rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=False, reason="tl.dot is not lowered for the GPU yet")
 @pytest.mark.parametrize("dt,out,prec", [(np.float16, tl.float32, "ieee"), (np.int8, tl.int32, None)])
 def test_dot(rng, dt, out, prec):
     M, N, K = 16, 32, 32

@@ -42,7 +42,6 @@ def test_where_broadcast_and_int_clamp():
     assert_ref(gpu[0], np.clip(np.where(r >= c, x[None, :], -1), 0, 5))
 
 
-@pytest.mark.xfail(strict=False, reason="tl.dot is not lowered for the GPU yet")
 def test_batched_dot(rng):
     a = rng.standard_normal((2, 16, 16)).astype(np.float32)
     b = rng.standard_normal((2, 16, 32)).astype(np.float32)

@@ -19,7 +19,8 @@ __all__ = [
     "NVMMASharedEncoding", "LinearEncoding", "Layout", "parse_layout_attr",
     "default_blocked_encoding", "identity_standard_nd", "swizzled_shared_to_linear_layout",
     "total_elems_per_thread", "elems_per_thread", "get_order", "contig_per_thread",
-    "threads_per_warp", "warps_per_cta", "num_warps", "dim_names",
+    "threads_per_warp", "warps_per_cta", "num_warps", "dim_names", "NvidiaMmaEncoding",
+    "DotOperandEncoding",
 ]
 
 REG, LANE, WARP, BLOCK, OFFSET = "register", "lane", "warp", "block", "offset"
@@ -347,7 +348,11 @@ class LinearEncoding:
         return ll.transpose_outs(names)
 
 
-Layout = Union[BlockedEncoding, SliceEncoding, SwizzledSharedEncoding, NVMMASharedEncoding, LinearEncoding]
+from .mma_layouts import DotOperandEncoding, NvidiaMmaEncoding, parse_dot_op, parse_mma  # noqa: E402
+
+Layout = Union[BlockedEncoding, SliceEncoding, SwizzledSharedEncoding, NVMMASharedEncoding,
+               LinearEncoding, NvidiaMmaEncoding, DotOperandEncoding]
+_LL_DEFINED = (LinearEncoding, NvidiaMmaEncoding, DotOperandEncoding)
 
 
 def swizzled_shared_to_linear_layout(enc, shape: Sequence[int]) -> LinearLayout:
@@ -443,7 +448,8 @@ def _order_per_dim(ll: LinearLayout, in_dim: str, default: Sequence[int]) -> lis
 
 def get_order(layout: Layout) -> list[int]:
     """Dims from fastest to slowest varying (in registers, for distributed layouts)."""
-    if isinstance(layout, (BlockedEncoding, SwizzledSharedEncoding, NVMMASharedEncoding)):
+    if isinstance(layout, (BlockedEncoding, SwizzledSharedEncoding, NVMMASharedEncoding,
+                           NvidiaMmaEncoding, DotOperandEncoding)):
         return list(layout.order)
     if isinstance(layout, SliceEncoding):
         return [d - (d > layout.dim) for d in get_order(layout.parent) if d != layout.dim]
@@ -462,7 +468,7 @@ def elems_per_thread(layout: Layout, shape: Sequence[int]) -> list[int]:
         e = elems_per_thread(layout.parent, layout._parent_shape(shape))
         del e[layout.dim]
         return e
-    if isinstance(layout, LinearEncoding):
+    if isinstance(layout, _LL_DEFINED):
         return _bases_per_dim(layout.to_linear_layout(shape), REG, False)
     raise TypeError(f"{layout} is not a distributed layout")
 
@@ -494,6 +500,8 @@ def threads_per_warp(layout: Layout) -> list[int]:
         return t
     if isinstance(layout, LinearEncoding):
         return _bases_per_dim(layout.ll, LANE)
+    if isinstance(layout, (NvidiaMmaEncoding, DotOperandEncoding)):
+        return [1] * (layout.rank - 2) + [8, 4]
     raise TypeError(f"{layout} is not a distributed layout")
 
 
@@ -506,6 +514,12 @@ def warps_per_cta(layout: Layout) -> list[int]:
         return w
     if isinstance(layout, LinearEncoding):
         return _bases_per_dim(layout.ll, WARP)
+    if isinstance(layout, NvidiaMmaEncoding):
+        return list(layout.warps_per_cta)
+    if isinstance(layout, DotOperandEncoding):
+        w = warps_per_cta(layout.parent)
+        w[-1 if layout.op_idx == 0 else -2] = 1
+        return w
     raise TypeError(f"{layout} is not a distributed layout")
 
 
@@ -516,6 +530,10 @@ def num_warps(layout: Layout) -> int:
         return num_warps(layout.parent)
     if isinstance(layout, LinearEncoding):
         return layout.ll.get_in_dim_size(WARP)
+    if isinstance(layout, NvidiaMmaEncoding):
+        return prod(layout.warps_per_cta)
+    if isinstance(layout, DotOperandEncoding):
+        return num_warps(layout.parent)
     raise TypeError(f"{layout} is not a distributed layout")
 
 
@@ -610,6 +628,10 @@ def _build(kind: str, f: dict) -> Layout:
         return NVMMASharedEncoding(f["swizzlingByteWidth"], bool(f["transposed"]),
                                    f["elementBitWidth"], bool(f.get("fp4Padded", False)),
                                    rank, _cta_from(f, rank))
+    if kind == "nvidia_mma":
+        return parse_mma(f)
+    if kind == "dot_op":
+        return parse_dot_op(f)
     if kind == "linear":
         bases = {d: f[d] for d in (REG, LANE, WARP, BLOCK)}
         rank = next((len(v[0]) for v in bases.values() if v), 0)

@@ -17,6 +17,8 @@ def ttgir_pipeline(num_warps: int = 4, threads_per_warp: int = 32, num_ctas: int
         convert,
         "tritongpu-coalesce",
         "tritongpu-remove-layout-conversions",
+        "tritongpu-accelerate-matmul",
+        "tritongpu-remove-layout-conversions",
         "canonicalize",
         "cse",
         "tritongpu-remove-layout-conversions",

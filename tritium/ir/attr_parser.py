@@ -79,6 +79,10 @@ def mnemonic_alias(text: str) -> str:
     return _MNEMONIC_ALIAS.get(base, base)
 
 
+def _is_memory_space(attr) -> bool:
+    return "shared_memory" in str(attr)
+
+
 _LAYOUT_PARSER: list = []
 
 
@@ -188,6 +192,8 @@ class AsmReader:
                 space = self.parse_int() if self.accept(",") else 1
                 self.expect(">", "closing !tt.ptr")
                 return T.PointerType(pointee, space)
+            if text == "!ttg.memdesc":
+                return self._memdesc_type()
             if text in self.type_aliases:
                 return self.type_aliases[text]
             if "." in text:
@@ -222,6 +228,27 @@ class AsmReader:
             encoding = self.parse_attr()
         self.expect(">", "closing tensor type")
         return T.TensorType(dims, element, encoding)
+
+    def _memdesc_type(self) -> T.Type:
+        self.expect("<", "after '!ttg.memdesc'")
+        dims = self.lex.lex_dims()
+        element = self.parse_type()
+        encoding, mutable, alloc = None, False, None
+        while self.accept(","):
+            tok = self.lex.peek()
+            if tok.kind == "id" and tok.text == "mutable":
+                self.lex.next()
+                mutable = True
+            elif tok.kind == "int":
+                m = re.compile(r"\s*([0-9]+(?:x[0-9]+)*)").match(self.text, self.lex.pos)
+                alloc = tuple(int(d) for d in m.group(1).split("x"))
+                self.lex.seek(m.end())
+            else:
+                attr = self.parse_attr()
+                if not _is_memory_space(attr):
+                    encoding = attr
+        self.expect(">", "closing !ttg.memdesc")
+        return T.MemDescType(dims, element, encoding, mutable, alloc)
 
     def _function_type(self) -> T.FunctionType:
         self.expect("(")

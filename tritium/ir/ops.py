@@ -183,6 +183,24 @@ define("ttg.local_load", "MemRead", "operand memdesc; result tensor")
 define("ttg.local_store", "MemWrite", "operands (value, memdesc)")
 define("ttg.local_dealloc", "MemWrite", "operand memdesc")
 define("ttg.barrier", "MemRead MemWrite", "block-wide barrier")
+define("ttg.memdesc_index", "Pure",
+       "operands (memdesc, i32 index): slot `index` of a multi-buffered allocation")
+define("ttg.memdesc_trans", "Pure", "operand memdesc; attr order: a transposed view")
+define("ttg.async_copy_global_to_local", "MemRead",
+       "operands (ptr tensor, memdesc[, mask[, other]]); attrs cache, evict, isVolatile: "
+       "cp.async of each element into the buffer (masked lanes write `other` or zero)")
+define("ttg.async_commit_group", "MemRead MemWrite", "closes the thread's group of async copies")
+define("ttg.async_wait", "MemRead MemWrite",
+       "attr num (i32): wait until at most `num` groups of async copies are pending")
+define("ttng.warp_group_dot", "MemRead",
+       "operands (a memdesc or dot_op tensor, b memdesc, c tensor #mma v3); attrs "
+       "inputPrecision, maxNumImpreciseAcc, isAsync (bool); result like c")
+define("ttng.warp_group_dot_wait", "MemRead MemWrite",
+       "operands: tensors in flight (returned unchanged as results); attr pendings (i32): "
+       "wait until at most `pendings` wgmma groups are in flight")
+define("ttng.fence_async_shared", "MemRead MemWrite",
+       "attr bCluster (bool): order generic-proxy shared-memory writes before async-proxy "
+       "reads (wgmma, TMA)")
 
 PURE_TRAIT = "Pure"
 

@@ -113,16 +113,19 @@ class Printer:
     # -- entry points
     def print_module(self, module: Operation) -> str:
         from . import types as types_mod
-        aliases = collect_encoding_aliases(module)
-        old = types_mod._ENCODING_ALIASES
+        aliases, uses_smem = collect_encoding_aliases(module, with_smem=True)
+        old = types_mod._ENCODING_ALIASES, types_mod._SMEM_ALIAS
         types_mod._ENCODING_ALIASES = {enc: name for enc, name in aliases}
         try:
             for enc, name in aliases:
                 self.lines.append(f"{name} = {enc}")
+            if uses_smem:
+                self.lines.append("#smem = #ttg.shared_memory")
+                types_mod._SMEM_ALIAS = "#smem"
             self.namer.prename(module)
             self.print_op(module, 0)
         finally:
-            types_mod._ENCODING_ALIASES = old
+            types_mod._ENCODING_ALIASES, types_mod._SMEM_ALIAS = old
         return "\n".join(self.lines) + "\n"
 
     # -- operations
@@ -394,7 +397,7 @@ class Printer:
         return text + self._attrs(op)
 
 
-def collect_encoding_aliases(module: Operation):
+def collect_encoding_aliases(module: Operation, with_smem: bool = False):
     """Layouts used in the module, in order of first use, named `#blocked`, `#blocked1`…
     Slices get no alias of their own: they print inline around their parent's."""
     seen = {}
@@ -412,9 +415,13 @@ def collect_encoding_aliases(module: Operation):
         counters[base] = n + 1
         seen[enc] = f"#{base}" + (str(n) if n else "")
 
+    smem = []
+
     def visit(t):
-        if isinstance(t, T.TensorType) and t.encoding is not None:
+        if isinstance(t, (T.TensorType, T.MemDescType)) and t.encoding is not None:
             visit_enc(t.encoding)
+        if isinstance(t, T.MemDescType):
+            smem.append(True)
 
     for op in module.walk():
         for r in op.results:
@@ -423,6 +430,8 @@ def collect_encoding_aliases(module: Operation):
             for b in region.blocks:
                 for a in b.args:
                     visit(a.type)
+    if with_smem:
+        return list(seen.items()), bool(smem)
     return list(seen.items())
 
 

@@ -124,6 +124,56 @@ class TensorType(Type):
         return f"tensor<{dims}{self.element}{enc}>"
 
 
+@dataclass(frozen=True, repr=False)
+class MemDescType(Type):
+    """`!ttg.memdesc<3x128x64xf16, #shared, #smem, mutable>`: a view of a buffer in shared
+    memory. `alloc_dims` is the shape of the whole allocation when the view is one slot of
+    a multi-buffered ring (upstream prints it last, e.g. `..., mutable, 3x128x64`)."""
+
+    dims: Tuple[int, ...]
+    element: Type
+    encoding: Optional[Any] = None
+    mutable: bool = False
+    alloc_dims: Optional[Tuple[int, ...]] = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "dims", tuple(int(d) for d in self.dims))
+        if self.alloc_dims is not None:
+            alloc = tuple(int(d) for d in self.alloc_dims)
+            object.__setattr__(self, "alloc_dims", None if alloc == self.dims else alloc)
+
+    @property
+    def element_type(self) -> Type:
+        return self.element
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return self.dims
+
+    @property
+    def rank(self) -> int:
+        return len(self.dims)
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+    def __str__(self) -> str:
+        dims = "".join(f"{d}x" for d in self.dims)
+        enc = f", {encoding_ref(self.encoding)}" if self.encoding is not None else ""
+        smem = ", " + (_SMEM_ALIAS or "#ttg.shared_memory")
+        mut = ", mutable" if self.mutable else ""
+        alloc = ", " + "x".join(map(str, self.alloc_dims)) if self.alloc_dims else ""
+        return f"!ttg.memdesc<{dims}{self.element}{enc}{smem}{mut}{alloc}>"
+
+
+# Set by the printer while it prints a module that declares `#smem = #ttg.shared_memory`.
+_SMEM_ALIAS: Optional[str] = None
+
+
 def encoding_ref(enc: Any) -> str:
     """How a tensor type refers to its layout: an alias (`#blocked`) when the printer made
     one; a slice prints inline around its parent's alias, as upstream's TTGIR does

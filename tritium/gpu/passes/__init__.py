@@ -5,6 +5,7 @@ Importing this package registers them with the pass manager:
     convert-triton-to-tritongpu (convert-to-ttgir)   default layouts, module attributes
     tritongpu-coalesce (coalesce)                     memory-op layouts from AxisInfo
     tritongpu-remove-layout-conversions (remove-layout-conversions)
+    tritongpu-accelerate-matmul (accelerate-matmul)   wgmma or FMA layouts for tt.dot
     allocate-shared-memory                            allocation.offset / ttg.shared
 
 and a `ttg.convert_layout` fold hook for canonicalize (identity, convert of convert,
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from ...ir.attrs import DenseElementsAttr
 from ...passes.pattern import IN_PLACE, register_fold
+from .accelerate_matmul import AccelerateMatmul, accelerate_matmul
 from .allocate_shared_memory import AllocateSharedMemory, allocate_shared_memory
 from .coalesce import Coalesce, coalesce
 from .convert_to_ttgir import ConvertToTTGIR, convert_to_ttgir
@@ -36,7 +38,7 @@ def _fold_convert(op, consts):
     return None
 
 
-__all__ = ["ConvertToTTGIR", "Coalesce", "RemoveLayoutConversions", "AllocateSharedMemory",
+__all__ = ["AccelerateMatmul", "accelerate_matmul", "ConvertToTTGIR", "Coalesce", "RemoveLayoutConversions", "AllocateSharedMemory",
            "convert_to_ttgir", "coalesce", "remove_layout_conversions",
            "allocate_shared_memory", "check_ttgir_legality", "LayoutLegalityError",
            "count_converts"]

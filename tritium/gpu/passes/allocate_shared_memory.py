@@ -99,6 +99,12 @@ _MEMDESC = re.compile(r"!ttg\.memdesc<((?:\d+x)+)([A-Za-z0-9]+)")
 
 
 def _memdesc_bytes(t: T.Type) -> int:
+    if isinstance(t, T.MemDescType):
+        dims = t.alloc_dims or t.dims
+        n = 1
+        for d in dims:
+            n *= d
+        return n * max(1, t.element.bitwidth // 8)
     m = _MEMDESC.match(str(t))
     if m is None:
         return 0
@@ -117,6 +123,7 @@ class Buffer:
     start: int   # live range, in positions of the function's op order (inclusive)
     end: int
     offset: int = -1
+    align: int = ALIGNMENT
 
     def interferes(self, other: "Buffer") -> bool:
         return self.start <= other.end and other.start <= self.end
@@ -149,7 +156,9 @@ def collect_buffers(func: Operation, scratch: Callable[[Operation], int]) -> Lis
                 work = list(op.results[0].uses)
                 for u in work:
                     end = max(end, _end_of_use(pos, op, u.owner))
-                bufs.append(Buffer(op, size, i, end))
+                    if u.owner.name in VIEW_OPS:  # a view keeps its buffer alive
+                        work.extend(u.owner.results[0].uses)
+                bufs.append(Buffer(op, size, i, end, align=_buffer_alignment(op.results[0].type)))
             continue
         size = scratch(op)
         if size > 0:
@@ -157,16 +166,30 @@ def collect_buffers(func: Operation, scratch: Callable[[Operation], int]) -> Lis
     return bufs
 
 
+VIEW_OPS = ("ttg.memdesc_index", "ttg.memdesc_trans", "ttg.memdesc_subslice")
+
+
+def _buffer_alignment(t: T.Type) -> int:
+    """Swizzled tensor-core tiles repeat every 8 rows of the swizzle width; the hardware
+    (wgmma descriptors, TMA) applies the XOR pattern to absolute address bits, so such a
+    buffer starts on a multiple of 8 x 128 bytes."""
+    enc = getattr(t, "encoding", None)
+    if enc is not None and type(enc).__name__ == "NVMMASharedEncoding" and enc.swizzling_byte_width:
+        return 1024
+    return ALIGNMENT
+
+
 def assign_offsets(bufs: List[Buffer], alignment: int = ALIGNMENT) -> int:
     """First fit, largest first; returns the total size."""
     placed: List[Buffer] = []
     for b in sorted(bufs, key=lambda b: (-b.size, b.start)):
         offset = 0
+        align = max(alignment, b.align)
         clash = sorted((p for p in placed if p.interferes(b)), key=lambda p: p.offset)
         for p in clash:
             if offset + b.size <= p.offset:
                 break
-            offset = max(offset, _align(p.offset + p.size, alignment))
+            offset = max(offset, _align(p.offset + p.size, align))
         b.offset = offset
         placed.append(b)
     return max((b.offset + b.size for b in bufs), default=0)

@@ -14,6 +14,7 @@ from ...ir.builder import Builder
 from ...ir.core import Operation, Value
 from ...ir.ops import lookup
 from ..layouts import BlockedEncoding, LinearEncoding, SliceEncoding
+from ..mma_layouts import DotOperandEncoding, NvidiaMmaEncoding
 
 __all__ = ["LayoutLegalityError", "check_ttgir_legality", "operand_requirements",
            "result_requirements", "encoding_of", "with_encoding", "insert_convert", "retype",
@@ -21,10 +22,11 @@ __all__ = ["LayoutLegalityError", "check_ttgir_legality", "operand_requirements"
 
 MODULE_ATTRS = ("ttg.num-warps", "ttg.threads-per-warp", "ttg.num-ctas", "ttg.target")
 MEMORY_OPS = frozenset({"tt.load", "tt.store", "tt.atomic_rmw", "tt.atomic_cas"})
-# Rule 7 (and the convert itself, and dots for now): operands and results may differ.
+# Rule 7 (and the convert itself): operands and results may differ.
 FREE_LAYOUT_OPS = frozenset({"tt.trans", "tt.reshape", "tt.join", "tt.split", "tt.cat",
-                             "tt.histogram", "tt.gather", "ttg.convert_layout", "tt.dot"})
-DISTRIBUTED = (BlockedEncoding, SliceEncoding, LinearEncoding)
+                             "tt.histogram", "tt.gather", "ttg.convert_layout"})
+DISTRIBUTED = (BlockedEncoding, SliceEncoding, LinearEncoding, NvidiaMmaEncoding,
+               DotOperandEncoding)
 
 
 class LayoutLegalityError(Exception):
@@ -115,6 +117,15 @@ def operand_requirements(op: Operation, ref=None) -> List[Optional[object]]:
         req = [enc] * op.num_operands
     elif name == "tt.scan":
         req = [encoding_of(op.results[0])] * op.num_operands
+    elif name in ("tt.dot", "ttng.warp_group_dot"):
+        # The accumulator is the result's registers; operands already given dot-operand
+        # layouts must stay those of this result's layout.
+        res = encoding_of(op.results[0])
+        req[2] = res
+        for i in (0, 1):
+            cur = encoding_of(op.operand(i))
+            if isinstance(cur, DotOperandEncoding) and res is not None:
+                req[i] = DotOperandEncoding(i, res, cur.k_width)
     elif name == "scf.for":
         for i, r in enumerate(op.results):
             req[3 + i] = encoding_of(r)

@@ -71,10 +71,16 @@ def _tied(slot: Value) -> List[Value]:
     return [slot]
 
 
+# Conversions into these layouts are what a dot needs: nothing flows through them.
+_FIXED_DST = ("DotOperandEncoding", "NvidiaMmaEncoding")
+
+
 def _forward_targets(user: Operation, index: int, enc) -> List[Tuple[Value, object]]:
     """Values whose layout follows when operand `index` of `user` takes layout `enc`."""
     name = user.name
     if name in MEMORY_OPS or name == "tt.splat":
+        return []
+    if name == CVT and type(encoding_of(user.results[0])).__name__ in _FIXED_DST:
         return []
     if name in (CVT, "tt.broadcast", "tt.scan") or (is_elementwise(user) and not user.regions):
         return [(r, enc) for r in user.results if _tensor(r)]
@@ -111,6 +117,30 @@ def _is_anchor(op: Operation) -> bool:
         any(_tensor(r) for r in op.results)
 
 
+_DOT_ANCHORS = ("tt.dot", "ttng.warp_group_dot")
+
+
+def _carried_and_always_converted(cvt: Operation) -> bool:
+    """`cvt` converts a loop-carried argument of the scf.for whose body holds it, and
+    every use of that argument is a conversion to the same layout or an op that moves
+    the value along (address arithmetic feeding the next iteration)."""
+    src = cvt.operand(0)
+    if not isinstance(src, BlockArgument) or src.index < 1:
+        return False
+    loop = src.block.parent_op
+    if loop is None or loop.name != "scf.for" or cvt.parent is not src.block:
+        return False
+    want = encoding_of(cvt.results[0])
+    for use in src.uses:
+        o = use.owner
+        if o.name == CVT:
+            if encoding_of(o.results[0]) != want:
+                return False
+        elif not (is_elementwise(o) or o.name == "scf.yield"):
+            return False
+    return True
+
+
 def propagate_layouts(func: Operation) -> int:
     """Step 1; returns how many values changed layout."""
     cands: Dict[Value, List[object]] = {}
@@ -127,6 +157,16 @@ def propagate_layouts(func: Operation) -> int:
         for t in _tied(slot):
             work.append((t, enc))
 
+    # Seeds, strongest first (a value reached by several layouts keeps the first):
+    # tensor-core accumulators, then loop-carried values that a loop converts before
+    # every use (the loop carries them in the layout they are used in, and the one
+    # conversion moves to the loop's init), then the memory anchors.
+    for op in func.walk():
+        if op.name in _DOT_ANCHORS and type(encoding_of(op.results[0])).__name__ == "NvidiaMmaEncoding":
+            add(op.results[0], encoding_of(op.results[0]))
+    for op in func.walk():
+        if op.name == CVT and _carried_and_always_converted(op):
+            add(op.operand(0), encoding_of(op.results[0]))
     for op in func.walk():
         if _is_anchor(op):
             for r in op.results:

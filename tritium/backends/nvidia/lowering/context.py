@@ -445,6 +445,13 @@ class FunctionContext:
         self._lin_cache[bases] = acc
         return acc
 
+    def hw_from_tid_bases(self, bases: Sequence[int]) -> Tuple[str, int]:
+        """(value, mask of bits it can have) of XOR_{bit i of tid.x set} bases[i]."""
+        mask = 0
+        for b in bases:
+            mask |= b
+        return self.linear_tid(bases), mask
+
     def hw_value(self, ll: LinearLayout, out_dim: str) -> Tuple[str, int]:
         """(value, mask of bits it can have) of the lane/warp part of `ll` along `out_dim`."""
         bases = _hw_tid_bases(ll, out_dim)

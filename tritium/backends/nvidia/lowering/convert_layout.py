@@ -112,50 +112,93 @@ def _alignment(base: int, nbytes: int) -> int:
     return max(1, min(a, nbytes))
 
 
+def access_groups(ctx: FunctionContext, ll: LinearLayout, inv: LinearLayout, nvec: int,
+                  sbits: int):
+    """How a thread's registers of layout `ll` sit in a shared buffer whose element offset
+    is `inv` (tensor coordinates -> offset; bits at and above `sbits` select a repetition
+    of the buffer): ((hw offset value, its bit mask), elements per vector access, {rep:
+    [(constant offset, [registers of the vector])]}, canonical register of each register).
+    Vectors are up to `nvec` elements: registers whose offsets are consecutive and that no
+    lane, warp or other register bit can misalign."""
+    flat = ll.compose(inv).flatten_outs()
+    out = flat.out_dims[0]
+    hw, hw_mask = ctx.hw_value(flat, out)
+    if hw_mask >> sbits:
+        raise LoweringError("shared access: thread bits select a repetition")
+    vbits = _vector_bits(flat, nvec)
+    others = 0
+    for dim, vecs in flat.bases.items():
+        for i, b in enumerate(vecs):
+            if not (dim == REG and i in vbits):
+                others |= b[0]
+    while vbits and others & ((1 << len(vbits)) - 1):
+        vbits = vbits[:-1]
+    nvec = 1 << len(vbits)
+    canon = ctx.canonical(ll)
+    vmask = sum(1 << b for b in vbits)
+    groups: Dict[int, List[tuple]] = {}
+    for r in range(ll.get_in_dim_size(REG)):
+        if canon[r] != r or r & vmask:
+            continue
+        off = flat.apply({REG: r})[out]
+        rep, off = off >> sbits, off & ((1 << sbits) - 1)
+        members = []
+        for j in range(nvec):
+            rr = r
+            for t, b in enumerate(vbits):
+                if (j >> t) & 1:
+                    rr |= 1 << b
+            members.append(rr)
+        groups.setdefault(rep, []).append((off, members))
+    return (hw, hw_mask), nvec, groups, canon
+
+
+def store_vectors(ctx: FunctionContext, hw, nvec: int, items, vals: List[str], elt: T.Type,
+                  address, base_align: int) -> None:
+    """`st.shared` of each (offset, registers) item of `access_groups` (one vector each);
+    `address(hw, off)` gives the pointer, `base_align` the buffer's known alignment."""
+    e = ctx.e
+    st = ctx.storage_type(elt)
+    nbytes = storage_bits(elt) // 8
+    for off, members in items:
+        p = address(hw, off)
+        elems = [ctx.to_storage(elt, vals[m])[1] for m in members]
+        if nvec == 1:
+            e.emit(f"store {st} {elems[0]}, ptr addrspace(3) {p}, align {_alignment(base_align, nbytes)}")
+        else:
+            v = e.build_vector(st, elems)
+            e.emit(f"store <{nvec} x {st}> {v}, ptr addrspace(3) {p}, "
+                   f"align {_alignment(base_align, nvec * nbytes)}")
+
+
+def load_vectors(ctx: FunctionContext, hw, nvec: int, items, out_vals: List[Optional[str]],
+                 elt: T.Type, address, base_align: int) -> None:
+    """`ld.shared` counterpart of `store_vectors`, filling `out_vals`."""
+    e = ctx.e
+    st = ctx.storage_type(elt)
+    nbytes = storage_bits(elt) // 8
+    for off, members in items:
+        p = address(hw, off)
+        if nvec == 1:
+            xs = [e.inst(f"load {st}, ptr addrspace(3) {p}, align {_alignment(base_align, nbytes)}", "ld")]
+        else:
+            vt = f"<{nvec} x {st}>"
+            x = e.inst(f"load {vt}, ptr addrspace(3) {p}, align {_alignment(base_align, nvec * nbytes)}", "ld")
+            xs = e.split_vector(st, x, nvec)
+        for m, v in zip(members, xs):
+            out_vals[m] = ctx.from_storage(elt, v)
+
+
 def _through_shared(ctx: FunctionContext, op, sp, vals: List[str], src_ll: LinearLayout,
                     dst_ll: LinearLayout, elt: T.Type) -> List[str]:
     e = ctx.e
-    st = ctx.storage_type(elt)
     nbytes = storage_bits(elt) // 8
     inv = sp.smem.invert()
     scratch = sp.scratch_elems
     sbits = scratch.bit_length() - 1
     base = ctx.smem_base(op)
-    sides = []
-    for ll, nvec in ((src_ll, sp.vec_src), (dst_ll, sp.vec_dst)):
-        flat = ll.compose(inv).flatten_outs()
-        out = flat.out_dims[0]
-        hw, hw_mask = ctx.hw_value(flat, out)
-        if hw_mask >> sbits:
-            raise LoweringError("conversion scratch: thread bits select a repetition")
-        vbits = _vector_bits(flat, nvec)
-        # Every other basis (lanes and warps included) must leave the vector's low offset
-        # bits alone, or a thread's vector would start misaligned.
-        others = 0
-        for dim, vecs in flat.bases.items():
-            for i, b in enumerate(vecs):
-                if not (dim == REG and i in vbits):
-                    others |= b[0]
-        while vbits and others & ((1 << len(vbits)) - 1):
-            vbits = vbits[:-1]
-        nvec = 1 << len(vbits)
-        canon = ctx.canonical(ll)
-        vmask = sum(1 << b for b in vbits)
-        groups: Dict[int, List[tuple]] = {}
-        for r in range(ll.get_in_dim_size(REG)):
-            if canon[r] != r or r & vmask:
-                continue
-            off = flat.apply({REG: r})[out]
-            rep, off = off >> sbits, off & (scratch - 1)
-            members = []
-            for j in range(nvec):
-                rr = r
-                for t, b in enumerate(vbits):
-                    if (j >> t) & 1:
-                        rr |= 1 << b
-                members.append(rr)
-            groups.setdefault(rep, []).append((off, members))
-        sides.append(((hw, hw_mask), nvec, groups, canon))
+    sides = [access_groups(ctx, ll, inv, nvec, sbits)
+             for ll, nvec in ((src_ll, sp.vec_src), (dst_ll, sp.vec_dst))]
     nrep = sp.num_reps
     out_vals: List[Optional[str]] = [None] * dst_ll.get_in_dim_size(REG)
 
@@ -170,29 +213,11 @@ def _through_shared(ctx: FunctionContext, op, sp, vals: List[str], src_ll: Linea
 
     for rep in range(nrep):
         ctx.barrier()
-        (hw, nvec, groups, _), = [sides[0]]
-        for off, members in groups.get(rep, []):
-            p = address(hw, off)
-            elems = [ctx.to_storage(elt, vals[m])[1] for m in members]
-            if nvec == 1:
-                e.emit(f"store {st} {elems[0]}, ptr addrspace(3) {p}, align {_alignment(base, nbytes)}")
-            else:
-                v = e.build_vector(st, elems)
-                e.emit(f"store <{nvec} x {st}> {v}, ptr addrspace(3) {p}, "
-                       f"align {_alignment(base, nvec * nbytes)}")
+        hw, nvec, groups, _ = sides[0]
+        store_vectors(ctx, hw, nvec, groups.get(rep, []), vals, elt, address, base)
         ctx.barrier()
         hw, nvec, groups, _ = sides[1]
-        for off, members in groups.get(rep, []):
-            p = address(hw, off)
-            if nvec == 1:
-                x = e.inst(f"load {st}, ptr addrspace(3) {p}, align {_alignment(base, nbytes)}", "ld")
-                xs = [x]
-            else:
-                vt = f"<{nvec} x {st}>"
-                x = e.inst(f"load {vt}, ptr addrspace(3) {p}, align {_alignment(base, nvec * nbytes)}", "ld")
-                xs = e.split_vector(st, x, nvec)
-            for m, v in zip(members, xs):
-                out_vals[m] = ctx.from_storage(elt, v)
+        load_vectors(ctx, hw, nvec, groups.get(rep, []), out_vals, elt, address, base)
     canon = sides[1][3]
     for r in range(len(out_vals)):
         if out_vals[r] is None:

@@ -1,0 +1,100 @@
+"""Tensor-core matmul: tritium vs upstream Triton vs torch (cuBLAS), same kernel source,
+same configs, same run, same GPU.
+
+    python bench/bench_matmul.py [--json PATH] [--quick]
+
+Each row checks the output against torch before timing (relative Frobenius error), then
+times with do_bench (median). TFLOP/s = 2*M*N*K / time. Cold compile = first call with an
+empty cache (upstream's includes its C launcher build on a fresh cache dir).
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+from bench_gpu import load_kernels_from  # noqa: E402
+
+CONFIGS = [  # (BM, BN, BK, GROUP_M, warps, stages)
+    (128, 256, 64, 8, 8, 3),
+    (128, 128, 64, 8, 4, 4),
+]
+
+
+def run_row(k, cdiv, do_bench, M, N, K, cfg, dtype):
+    BM, BN, BK, G, W, S = cfg
+    torch.manual_seed(0)
+    a = torch.randn((M, K), device="cuda").to(dtype)
+    b = torch.randn((K, N), device="cuda").to(dtype)
+    c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+    grid = (cdiv(M, BM) * cdiv(N, BN),)
+
+    def run():
+        k.matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0),
+                              b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=BM,
+                              BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=G, num_warps=W,
+                              num_stages=S)
+    t0 = time.perf_counter()
+    run()
+    torch.cuda.synchronize()
+    cold = time.perf_counter() - t0
+    ref = (a.float() @ b.float())
+    err = ((c.float() - ref).norm() / ref.norm()).item()
+    ms = do_bench(run, warmup=25, rep=200, return_mode="median")
+    return {"tflops": 2 * M * N * K / ms * 1e-9, "err": err, "cold_s": cold, "ms": ms}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="bench-mm-"))
+    import tritium
+    from tritium.testing import do_bench
+    flavors = {"tritium": (load_kernels_from("tc_kernels.py", "tritium"), tritium.cdiv)}
+    try:
+        import triton
+        flavors["upstream"] = (load_kernels_from("tc_kernels.py", "upstream"), triton.cdiv)
+    except ImportError:
+        pass
+    sizes = [4096] if args.quick else [4096, 8192]
+    rows = []
+    for n in sizes:
+        for cfg in CONFIGS:
+            row = {"size": n, "cfg": cfg}
+            for name, (k, cdiv) in flavors.items():
+                try:
+                    row[name] = run_row(k, cdiv, do_bench, n, n, n, cfg, torch.float16)
+                except Exception as e:  # a failing flavour is a row, not a crash
+                    row[name] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
+            a = torch.randn((n, n), device="cuda", dtype=torch.float16)
+            b = torch.randn((n, n), device="cuda", dtype=torch.float16)
+            ms = do_bench(lambda: a @ b, warmup=25, rep=200, return_mode="median")
+            row["torch"] = {"tflops": 2 * n ** 3 / ms * 1e-9}
+            rows.append(row)
+    print(f"\n{'matmul fp16':<28}{'tritium':>10}{'upstream':>10}{'torch':>10}{'ratio':>8}"
+          f"{'err':>10}{'cold s (tri/up)':>18}")
+    for r in rows:
+        t, u = r.get("tritium", {}), r.get("upstream", {})
+        name = f"{r['size']}^3 {r['cfg'][0]}x{r['cfg'][1]}x{r['cfg'][2]} w{r['cfg'][4]} s{r['cfg'][5]}"
+        if "error" in t:
+            print(f"{name:<28} tritium error: {t['error']}")
+            continue
+        ratio = t["tflops"] / u["tflops"] if "tflops" in u else float("nan")
+        print(f"{name:<28}{t['tflops']:>10.1f}{u.get('tflops', float('nan')):>10.1f}"
+              f"{r['torch']['tflops']:>10.1f}{ratio:>8.3f}{t['err']:>10.1e}"
+              f"{t['cold_s']:>9.2f}/{u.get('cold_s', float('nan')):.2f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1, default=str)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""tl.dot on the H100 against torch (float64 reference on the same inputs): every dtype and
+precision, ragged shapes through masks, 4 and 8 warps, transposed B, with and without an
+accumulator input; wgmma and FMA paths alike."""
+import os
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, os.path.dirname(__file__))
+
+from dot_kernels import matmul_kernel  # noqa: E402
+import tritium as triton  # noqa: E402
+import tritium.language as tl  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+TL = {"float16": tl.float16, "bfloat16": tl.bfloat16, "float32": tl.float32, "int32": tl.int32,
+      "float64": tl.float64}
+# relative Frobenius error allowed, by operand type (inputs are rounded to the operand
+# type before the reference is computed, so this measures accumulation only)
+TOL = {"float16": 1e-3, "bfloat16": 1e-3, "float32-tf32": 2e-3, "float32-ieee": 1e-5,
+       "float8_e4m3fn": 1e-3, "float8_e5m2": 1e-3, "int8": 0, "float64": 1e-12}
+
+
+def _inputs(dt, M, N, K, trans_b, gen):
+    t = getattr(torch, dt)
+    if dt == "int8":
+        a = torch.randint(-8, 8, (M, K), generator=gen, dtype=torch.int8)
+        b = torch.randint(-8, 8, (N, K) if trans_b else (K, N), generator=gen, dtype=torch.int8)
+    else:
+        a = torch.randn((M, K), generator=gen, dtype=torch.float32).to(t)
+        b = torch.randn((N, K) if trans_b else (K, N), generator=gen, dtype=torch.float32).to(t)
+    a, b = a.cuda(), b.cuda()
+    return a, (b.T if trans_b else b)
+
+
+def run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, M, N, K, has_c, seed):
+    gen = torch.Generator().manual_seed(seed)
+    a, b = _inputs(dt, M, N, K, trans_b, gen)
+    c = torch.randn((M, N), generator=gen, dtype=torch.float32)
+    c = (c * 4).round().to(getattr(torch, acc)).cuda()
+    d = torch.full((M, N), float("nan") if out != "int32" else -7,
+                   dtype=getattr(torch, out), device="cuda")
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    matmul_kernel[grid](a, b, c, d, M, N, K, *a.stride(), *b.stride(), *c.stride(), *d.stride(),
+                        BM=BM, BN=BN, BK=BK, PRECISION=prec, HAS_C=has_c, OUT=TL[out],
+                        ACC=TL[acc], ZERO=0 if dt == "int8" else 0.0, num_warps=warps)
+    ref = a.double() @ b.double()
+    if has_c:
+        ref = ref + c.double()
+    return d, ref
+
+
+def check(d, ref, dt, prec, out):
+    key = f"{dt}-{prec}" if dt == "float32" else dt
+    got = d.double()
+    assert not torch.isnan(got).any(), "unwritten or NaN outputs"
+    if dt == "int8":
+        assert torch.equal(got, ref)
+        return
+    ref = ref.to(getattr(torch, out)).double()  # the output cast rounds once more
+    err = (got - ref).norm() / ref.norm()
+    tol = TOL[key] + (4e-3 if out in ("float16", "bfloat16") else 0)
+    assert err <= tol, f"relative error {err:.2e} > {tol:.0e}"
+
+
+WGMMA_CASES = [
+    ("float16", "float32", "float16", "tf32", 128, 128, 64, 4, False),
+    ("float16", "float32", "float32", "tf32", 128, 256, 64, 8, False),
+    ("float16", "float32", "float32", "tf32", 64, 64, 32, 4, True),
+    ("float16", "float32", "float32", "tf32", 128, 64, 16, 8, True),
+    ("bfloat16", "float32", "bfloat16", "tf32", 128, 64, 32, 8, False),
+    ("bfloat16", "float32", "float32", "tf32", 64, 128, 64, 4, True),
+    ("float32", "float32", "float32", "tf32", 64, 128, 32, 4, False),
+    ("float32", "float32", "float32", "tf32", 128, 64, 16, 8, True),
+    ("int8", "int32", "int32", "tf32", 64, 64, 64, 4, True),
+    ("int8", "int32", "int32", "tf32", 128, 128, 128, 8, True),
+    ("float8_e4m3fn", "float32", "float16", "tf32", 64, 64, 64, 4, True),
+    ("float8_e5m2", "float32", "float32", "tf32", 128, 128, 64, 8, True),
+]
+FMA_CASES = [
+    ("float32", "float32", "float32", "ieee", 32, 32, 16, 4, False),
+    ("float64", "float64", "float64", "ieee", 16, 16, 16, 4, False),
+    ("float16", "float32", "float16", "tf32", 16, 16, 16, 4, True),
+    ("float16", "float16", "float16", "tf32", 32, 32, 32, 2, False),
+]
+
+
+@pytest.mark.parametrize("case", WGMMA_CASES + FMA_CASES, ids=lambda c: "-".join(map(str, c)))
+@pytest.mark.parametrize("shape", ["exact", "ragged"])
+@pytest.mark.parametrize("has_c", [False, True])
+def test_dot_matches_torch(case, shape, has_c):
+    dt, acc, out, prec, BM, BN, BK, warps, trans_b = case
+    if dt == "int8" and not has_c:
+        pass
+    M, N, K = (2 * BM, 2 * BN, 4 * BK) if shape == "exact" else (2 * BM - 3, BN + 5, 3 * BK - 7)
+    seed = int.from_bytes(os.urandom(4), "little")
+    d, ref = run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, M, N, K, has_c, seed)
+    check(d, ref, dt, prec, out)

@@ -1,0 +1,161 @@
+"""`ttng.warp_group_dot` -> `wgmma.mma_async` (sm_90a) and `ttng.warp_group_dot_wait`.
+
+The accumulator's `#ttg.nvidia_mma` v3 layout puts, in each thread, one instruction's
+fragment (instrN/2 registers, in the order of wgmma's `d` operands) per (m, n) block; the
+blocks are the layout's remaining register bases, and a warpgroup's own (m, n) origin
+comes from the warp bits above the four warps of the group. For each block the K loop is
+unrolled into one wgmma per K step, each reading A and B through 64-bit shared-memory
+matrix descriptors:
+
+    bits  0-13  start address >> 4
+    bits 16-29  leading-dimension byte offset >> 4
+    bits 32-45  stride-dimension byte offset >> 4
+    bits 62-63  swizzle mode (1: 128 B, 2: 64 B, 3: 32 B)
+
+A swizzle atom is 8 rows of the swizzle width; atoms follow each other down the rows
+(stride = 8 x width bytes) and then across the contiguous dim (for MN-major operands the
+leading offset: width x rows bytes). The start address of the tile at (row r, column c)
+is simply the address of that element: r is a multiple of 8 there, where the XOR pattern
+is the identity. A synchronous dot ends with commit + `wgmma.wait_group 0`, with the
+accumulators passed through the wait so that LLVM cannot read them before it.
+"""
+from __future__ import annotations
+
+from typing import List
+
+from ....gpu.passes.accelerate_matmul import tensor_core_kind
+from .context import REG, WARP, FunctionContext, LoweringError, lowers
+from .shared_mem import memdesc_layout
+
+_SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
+
+
+def _k_major(enc, op_idx: int) -> bool:
+    return (not enc.transposed) if op_idx == 0 else enc.transposed
+
+
+class _Operand:
+    """Descriptor maker for one shared-memory operand (A: [M, K], B: [K, N])."""
+
+    def __init__(self, ctx: FunctionContext, t, addr: str, op_idx: int, wg_bases):
+        enc = t.encoding
+        if not enc.swizzling_byte_width:
+            raise LoweringError("wgmma operands need a swizzled NVMMA shared layout")
+        self.ctx, self.addr = ctx, addr
+        self.nbytes = t.element_type.bitwidth // 8
+        self.inv = memdesc_layout(t).invert()
+        self.k_major = _k_major(enc, op_idx)
+        width = enc.swizzling_byte_width
+        rows = t.dims[0] if enc.order[0] == 1 else t.dims[1]
+        lbo = 16 if self.k_major else width * rows
+        sbo = 8 * width
+        self.hi = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (_SWIZZLE_MODE[width] << 62)
+        # The warpgroup's origin along this operand's non-K dim, as an element offset.
+        dim = 0 if op_idx == 0 else 1
+        bases = [0] * 7
+        for wb in wg_bases:
+            coord = [0, 0]
+            coord[dim] = wb[dim]
+            bases.append(self._offset(coord) if coord[dim] else 0)
+        self.hw = ctx.hw_from_tid_bases(bases)
+        self.op_idx = op_idx
+
+    def _offset(self, coord) -> int:
+        return self.inv.apply({"dim0": coord[0], "dim1": coord[1]})["offset"]
+
+    def descriptor(self, coord) -> str:
+        e = self.ctx.e
+        off = self.ctx.combine_const(self.hw, self._offset(coord))
+        if off.lstrip("-").isdigit():
+            byte = str(int(off) * self.nbytes)
+        else:
+            byte = e.bin("shl", "i32", off, str(self.nbytes.bit_length() - 1)) if self.nbytes > 1 else off
+        a = e.bin("add", "i32", self.addr, byte) if byte != "0" else self.addr
+        lo = e.bin("lshr", "i32", a, "4")
+        lo = e.bin("and", "i32", lo, str(0x3FFF))
+        lo64 = e.cast("zext", "i32", lo, "i64")
+        return e.bin("or", "i64", lo64, str(self.hi - (1 << 64) if self.hi >> 63 else self.hi))
+
+
+def _instruction(kind: str, acc_ty: str, n: int, k: int, ta: int, tb: int, nregs: int) -> str:
+    d = ", ".join(f"${i}" for i in range(nregs))
+    # Operands number outputs first, then every input (the tied accumulators included).
+    a, b, p = f"${2 * nregs}", f"${2 * nregs + 1}", f"${2 * nregs + 2}"
+    if kind in ("f16", "bf16"):
+        tail = f"p, 1, 1, {ta}, {tb}"
+    elif kind == "s8":
+        tail = "p"
+    else:
+        tail = "p, 1, 1"
+    shape = f"m64n{n}k{k}"
+    return (f"{{ .reg .pred p; setp.ne.b32 p, {p}, 0; wgmma.mma_async.sync.aligned.{shape}."
+            f"{acc_ty}.{kind}.{kind} {{{d}}}, {a}, {b}, {tail}; }}")
+
+
+def wgmma_wait(ctx: FunctionContext, vals: List[str], lt: str, pendings: int) -> List[str]:
+    """`wgmma.wait_group.sync.aligned pendings` with `vals` flowing through it."""
+    e = ctx.e
+    n = len(vals)
+    if n == 0:
+        e.asm("void", f"wgmma.wait_group.sync.aligned {pendings};", "", [], side_effects=True)
+        return []
+    cons = ",".join([f"={'f' if lt == 'float' else 'r'}"] * n + [str(i) for i in range(n)])
+    ret = "{" + ", ".join([lt] * n) + "}"
+    res = e.asm(ret, f"// wait for wgmma\n\twgmma.wait_group.sync.aligned {pendings};", cons,
+                [(lt, v) for v in vals], side_effects=True)
+    return [e.extract(ret, res, i) for i in range(n)]
+
+
+@lowers("ttng.warp_group_dot")
+def _warp_group_dot(ctx: FunctionContext, op) -> None:
+    a, b, c = op.operands
+    d_t = op.results[0].type
+    mma = d_t.encoding
+    if isinstance(a.type, type(d_t)):
+        raise LoweringError("wgmma with A in registers is not lowered yet")
+    kind = tensor_core_kind(a.type, b.type, d_t, int(op.attr("inputPrecision", 0)))
+    if kind is None:
+        raise LoweringError(f"no wgmma for {a.type.element_type} x {b.type.element_type}")
+    _, instr_n, instr_k = mma.instr_shape
+    ll = ctx.ll(d_t)
+    acc = list(ctx.get(c))
+    per = instr_n // 2
+    if len(acc) % per:
+        raise LoweringError("accumulator registers do not tile into wgmma fragments")
+    wg_bases = ll.bases.get(WARP, [])[2:]
+    opa = _Operand(ctx, a.type, ctx.get(a), 0, wg_bases)
+    opb = _Operand(ctx, b.type, ctx.get(b), 1, wg_bases)
+    lt = "float" if kind != "s8" else "i32"
+    acc_ty = "f32" if kind != "s8" else "s32"
+    text = _instruction(kind, acc_ty, instr_n, instr_k, int(not opa.k_major),
+                        int(not opb.k_major), per)
+    cons = ",".join([f"={'f' if lt == 'float' else 'r'}"] * per + [str(i) for i in range(per)]
+                    + ["l", "l", "r"])
+    ret = "{" + ", ".join([lt] * per) + "}"
+    e = ctx.e
+    K = a.type.dims[1]
+    e.asm("void", "wgmma.fence.sync.aligned;", "", [], side_effects=True)
+    for j in range(len(acc) // per):
+        m0, n0 = (ll.apply({REG: j * per})[d] for d in ("dim0", "dim1"))
+        regs = acc[j * per:(j + 1) * per]
+        for k0 in range(0, K, instr_k):
+            da = opa.descriptor((m0, k0))
+            db = opb.descriptor((k0, n0))
+            args = [(lt, r) for r in regs] + [("i64", da), ("i64", db), ("i32", "1")]
+            res = e.asm(ret, text, cons, args, side_effects=True)
+            regs = [e.extract(ret, res, i) for i in range(per)]
+        acc[j * per:(j + 1) * per] = regs
+    e.asm("void", "wgmma.commit_group.sync.aligned;", "", [], side_effects=True)
+    if not op.attr("isAsync", False):
+        acc = wgmma_wait(ctx, acc, lt, 0)
+    ctx.set(op.results[0], acc)
+
+
+@lowers("ttng.warp_group_dot_wait")
+def _warp_group_dot_wait(ctx: FunctionContext, op) -> None:
+    pend = int(op.attr("pendings", 0))
+    for v, r in zip(op.operands, op.results):
+        lt = "i32" if str(v.type.element_type).startswith("i") else "float"
+        ctx.set(r, wgmma_wait(ctx, list(ctx.get(v)), lt, pend))
+    if not op.operands:
+        wgmma_wait(ctx, [], "float", pend)

@@ -1,0 +1,153 @@
+"""Explicit shared-memory buffers: `ttg.local_alloc`, `ttg.local_load`, `ttg.local_store`,
+`ttg.local_dealloc`, `ttg.memdesc_index` and `ttng.fence_async_shared`.
+
+A `!ttg.memdesc` value lowers to one i32: the shared-window address of its first element
+(what wgmma descriptors and `cp.async` take). Element (i, j, ...) of a view lives at
+address + inv(i, j, ...) * element bytes, where inv is the inverse of the view's shared
+encoding as a linear layout; registers move with the same vectorised accesses as the
+shared-memory path of convert_layout.
+
+Buffers written with ordinary stores and read by the tensor cores' async proxy need
+`fence.proxy.async.shared::cta` before the barrier that publishes them; `local_alloc` of a
+tensor therefore ends with fence + barrier, and starts with a barrier so that it does not
+overwrite a buffer another warp may still be reading (the allocator reuses offsets, and a
+loop reuses its buffer every iteration).
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from ....ir import types as T
+from .context import REG, FunctionContext, LoweringError, lowers, storage_bits
+from .convert_layout import access_groups, load_vectors, store_vectors
+
+
+def smem_window_base(ctx: FunctionContext) -> str:
+    """i32 shared-window address of the kernel's dynamic shared memory."""
+    key = ("smem-base",)
+    got = ctx._lin_cache.get(key)
+    if got is None:
+        ctx.mod.out.uses_smem = True
+        got = ctx.e.pro("ptrtoint ptr addrspace(3) @global_smem to i32", "smem")
+        ctx._lin_cache[key] = got
+    return got
+
+
+def memdesc_layout(t: T.MemDescType):
+    """offset -> tensor coordinates of a view (the encoding over the view's own shape)."""
+    if t.encoding is None:
+        raise LoweringError(f"{t} has no shared encoding")
+    return t.encoding.to_linear_layout(list(t.dims))
+
+
+def buffer_alignment(t: T.MemDescType) -> int:
+    enc = t.encoding
+    return 1024 if getattr(enc, "swizzling_byte_width", 0) else 16
+
+
+def _address_fn(ctx: FunctionContext, addr: str, nbytes: int):
+    e = ctx.e
+    base_ptr = e.cast("inttoptr", "i32", addr, "ptr addrspace(3)")
+
+    def address(hw, off):
+        o = ctx.combine_const(hw, off) if off else hw[0]
+        if o == "0":
+            return base_ptr
+        if o.lstrip("-").isdigit():
+            byte = str(int(o) * nbytes)
+        else:
+            byte = o if nbytes == 1 else e.bin("shl", "i32", o, str(nbytes.bit_length() - 1))
+        return e.gep("i8", "ptr addrspace(3)", base_ptr, "i32", byte)
+    return address
+
+
+def store_tensor(ctx: FunctionContext, vals: List[str], reg_t: T.TensorType,
+                 mem_t: T.MemDescType, addr: str) -> None:
+    """Every element of a register tensor into the buffer view at `addr` (each element
+    once: copies held by several threads are written by their owner only)."""
+    elt = reg_t.element_type
+    inv = memdesc_layout(mem_t).invert()
+    sbits = inv.total_out_size_log2
+    ll = ctx.ll(reg_t)
+    hw, nvec, groups, _ = access_groups(ctx, ll, inv, 128 // storage_bits(elt), sbits)
+    address = _address_fn(ctx, addr, storage_bits(elt) // 8)
+    items = groups.get(0, [])
+    pred, _ = ctx.owner_info(ll)
+    if pred is None:
+        store_vectors(ctx, hw, nvec, items, vals, elt, address, buffer_alignment(mem_t))
+        return
+    e = ctx.e
+    then, done = e.new_label("st_own"), e.new_label("st_done")
+    e.cond_br(pred, then, done)
+    e.start_block(then)
+    store_vectors(ctx, hw, nvec, items, vals, elt, address, buffer_alignment(mem_t))
+    e.br(done)
+    e.start_block(done)
+
+
+def load_tensor(ctx: FunctionContext, reg_t: T.TensorType, mem_t: T.MemDescType,
+                addr: str) -> List[str]:
+    elt = reg_t.element_type
+    inv = memdesc_layout(mem_t).invert()
+    sbits = inv.total_out_size_log2
+    ll = ctx.ll(reg_t)
+    hw, nvec, groups, canon = access_groups(ctx, ll, inv, 128 // storage_bits(elt), sbits)
+    out: List[Optional[str]] = [None] * ll.get_in_dim_size(REG)
+    load_vectors(ctx, hw, nvec, groups.get(0, []), out, elt,
+                 _address_fn(ctx, addr, storage_bits(elt) // 8), buffer_alignment(mem_t))
+    for r in range(len(out)):
+        if out[r] is None:
+            out[r] = out[canon[r]]
+    return out
+
+
+def fence_async_shared(ctx: FunctionContext) -> None:
+    ctx.e.asm("void", "fence.proxy.async.shared::cta;", "", [], side_effects=True)
+
+
+@lowers("ttg.local_alloc")
+def _local_alloc(ctx: FunctionContext, op) -> None:
+    off = int(op.attr("allocation.offset", 0) or 0)
+    base = smem_window_base(ctx)
+    addr = ctx.e.bin("add", "i32", base, str(off)) if off else base
+    if op.operands:
+        src = op.operand(0)
+        ctx.barrier()
+        store_tensor(ctx, ctx.get(src), src.type, op.results[0].type, addr)
+        fence_async_shared(ctx)
+        ctx.barrier()
+    ctx.set(op.results[0], addr)
+
+
+@lowers("ttg.local_store")
+def _local_store(ctx: FunctionContext, op) -> None:
+    val, mem = op.operand(0), op.operand(1)
+    store_tensor(ctx, ctx.get(val), val.type, mem.type, ctx.get(mem))
+
+
+@lowers("ttg.local_load")
+def _local_load(ctx: FunctionContext, op) -> None:
+    mem = op.operand(0)
+    ctx.set(op.results[0], load_tensor(ctx, op.results[0].type, mem.type, ctx.get(mem)))
+
+
+@lowers("ttg.local_dealloc")
+def _local_dealloc(ctx: FunctionContext, op) -> None:
+    return None
+
+
+@lowers("ttg.memdesc_index")
+def _memdesc_index(ctx: FunctionContext, op) -> None:
+    buf, idx = op.operand(0), op.operand(1)
+    view = op.results[0].type
+    slot_bytes = view.numel * storage_bits(view.element_type) // 8
+    e = ctx.e
+    i = ctx.get(idx)
+    off = e.bin("mul", "i32", i, str(slot_bytes)) if i != "0" else "0"
+    ctx.set(op.results[0], e.bin("add", "i32", ctx.get(buf), off) if off != "0" else ctx.get(buf))
+
+
+@lowers("ttng.fence_async_shared")
+def _fence(ctx: FunctionContext, op) -> None:
+    fence_async_shared(ctx)
+

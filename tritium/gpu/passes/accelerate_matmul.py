@@ -1,0 +1,176 @@
+"""tritongpu-accelerate-matmul: choose how each `tt.dot` runs.
+
+* **wgmma (mma v3)** on sm_90+: rank 2, a multiple of 4 warps, M a multiple of 64 per
+  warpgroup column, N a multiple of 8, K a multiple of the instruction's K, and operand
+  types the tensor cores take (fp16, bf16, tf32, fp8, int8). Operands go to shared memory
+  in NVMMA (swizzled) layouts through `ttg.local_alloc`; the dot becomes
+  `ttng.warp_group_dot` with an `#ttg.nvidia_mma<{versionMajor = 3}>` accumulator.
+* **FMA** otherwise (fp64, integer types other than int8, tiny or odd shapes, `ieee`
+  precision): the dot stays `tt.dot` and its operands are converted to
+  `#ttg.dot_op<{opIdx, parent = <the result's blocked layout>}>`, where every thread holds
+  the whole K extent of the rows (columns) it accumulates.
+
+Conversions to and from the accumulator layout are inserted around the dot; the
+remove-layout-conversions pass that runs next carries the accumulator layout through loops.
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from ...ir import types as T
+from ...ir.builder import Builder
+from ...ir.core import Operation
+from ...ir.ops import INPUT_PRECISIONS
+from ...passes.manager import Pass, register_pass
+from ..layouts import NVMMASharedEncoding, get_order
+from ..mma_layouts import DotOperandEncoding, NvidiaMmaEncoding
+from .legality import insert_convert, with_encoding
+
+__all__ = ["AccelerateMatmul", "accelerate_matmul", "mma_version", "nvmma_shared_for"]
+
+_TF32 = INPUT_PRECISIONS["tf32"]
+
+
+def _name(t: T.Type) -> str:
+    e = t.element_type
+    if isinstance(e, T.IntegerType):
+        return f"i{e.width}"
+    return e.name
+
+
+def tensor_core_kind(a: T.Type, b: T.Type, c: T.Type, precision: int) -> Optional[str]:
+    """The PTX type name of the operands when tensor cores can run this dot, else None."""
+    ea, eb, ec = _name(a), _name(b), _name(c)
+    if ea != eb:
+        return None
+    if ea in ("f16", "bf16") and ec == "f32":
+        return ea
+    if ea == "f32" and ec == "f32" and precision == _TF32:
+        return "tf32"
+    if ea in ("f8E4M3FN", "f8E5M2") and ec == "f32":
+        return "e4m3" if ea == "f8E4M3FN" else "e5m2"
+    if ea == "i8" and ec == "i32":
+        return "s8"
+    return None
+
+
+def instr_k(kind: str) -> int:
+    return {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32}[kind]
+
+
+def _capability(module: Operation) -> int:
+    target = str(module.attr("ttg.target", "cuda:90") or "cuda:90")
+    try:
+        return int(target.split(":")[1])
+    except (IndexError, ValueError):
+        return 90
+
+
+def wgmma_warps(m: int, n: int, num_warps: int) -> Tuple[int, int]:
+    """Warps per CTA for a wgmma accumulator: whole warpgroups along M while M has rows
+    left for them, the rest along N."""
+    wm, wn = 4, 1
+    while wm * wn < num_warps:
+        if m > 16 * wm:
+            wm *= 2
+        else:
+            wn *= 2
+    return wm, wn
+
+
+def mma_version(op: Operation, num_warps: int, capability: int) -> Tuple[int, object]:
+    """(3, NvidiaMmaEncoding) for wgmma, or (0, None) for the FMA path."""
+    a, b, d = op.operand(0).type, op.operand(1).type, op.results[0].type
+    kind = tensor_core_kind(a, b, d, int(op.attr("inputPrecision", _TF32)))
+    if kind is None or capability < 90 or d.rank != 2 or num_warps % 4:
+        return 0, None
+    m, n = d.dims
+    k = a.dims[-1]
+    wm, wn = wgmma_warps(m, n, num_warps)
+    if m % (16 * wm) or m < 64 or n % (8 * wn) or k % instr_k(kind):
+        return 0, None
+    n_per = n // wn
+    instr_n = next(x for x in range(min(256, n_per), 7, -8) if n_per % x == 0)
+    if kind in ("e4m3", "e5m2", "s8") and instr_n % 16:
+        return 0, None
+    return 3, NvidiaMmaEncoding(3, 0, [wm, wn], [16, instr_n, instr_k(kind)])
+
+
+def nvmma_shared_for(t: T.TensorType, op_idx: int, kind: str) -> Optional[NVMMASharedEncoding]:
+    """The NVMMA shared layout of a wgmma operand. 16-bit operands may be K- or MN-major
+    (whichever the registers are contiguous along, so the stores vectorise); other types
+    must be K-major."""
+    k_dim = 1 if op_idx == 0 else 0
+    contig = get_order(t.encoding)[0] if t.encoding is not None else 1
+    if kind not in ("f16", "bf16"):
+        contig = k_dim
+    transposed = contig == 0
+    bits = t.element_type.bitwidth
+    extent_bytes = t.dims[contig] * bits // 8
+    swizzle = next((w for w in (128, 64, 32) if extent_bytes >= w), 0)
+    if t.dims[1 - contig] < 8:
+        return None
+    return NVMMASharedEncoding(swizzle, transposed, bits)
+
+
+def _memdesc(t: T.TensorType, enc) -> T.MemDescType:
+    return T.MemDescType(t.dims, t.element, enc, mutable=False)
+
+
+def _to_wgmma(op: Operation, mma: NvidiaMmaEncoding) -> bool:
+    a, b, c = op.operands
+    d = op.results[0]
+    kind = tensor_core_kind(a.type, b.type, d.type, int(op.attr("inputPrecision", _TF32)))
+    enc_a = nvmma_shared_for(a.type, 0, kind)
+    enc_b = nvmma_shared_for(b.type, 1, kind)
+    if enc_a is None or enc_b is None:
+        return False
+    bld = Builder()
+    bld.set_insertion_point_before(op)
+    bld.loc = op.loc
+    a_s = bld.create1("ttg.local_alloc", [a], _memdesc(a.type, enc_a))
+    b_s = bld.create1("ttg.local_alloc", [b], _memdesc(b.type, enc_b))
+    acc = insert_convert(c, mma, op)
+    attrs = {"inputPrecision": op.attributes.get("inputPrecision"),
+             "maxNumImpreciseAcc": op.attributes.get("maxNumImpreciseAcc"),
+             "isAsync": False}
+    attrs = {k: v for k, v in attrs.items() if v is not None}
+    new = bld.create("ttng.warp_group_dot", [a_s, b_s, acc], [with_encoding(d.type, mma)], attrs)
+    back = bld.create1("ttg.convert_layout", [new.results[0]], d.type)
+    d.replace_all_uses_with(back)
+    op.erase()
+    return True
+
+
+def _to_fma(op: Operation) -> None:
+    d = op.results[0].type
+    parent = d.encoding
+    for i in (0, 1):
+        v = op.operand(i)
+        want = DotOperandEncoding(i, parent, 0)
+        if v.type.encoding != want:
+            op.set_operand(i, insert_convert(v, want, op))
+
+
+def accelerate_matmul(module: Operation) -> int:
+    """Rewrite every tt.dot; returns how many became wgmma."""
+    num_warps = int(module.attr("ttg.num-warps", 4) or 4)
+    cap = _capability(module)
+    n = 0
+    for op in [o for o in module.walk() if o.name == "tt.dot"]:
+        version, mma = mma_version(op, num_warps, cap)
+        if version == 3 and _to_wgmma(op, mma):
+            n += 1
+            continue
+        _to_fma(op)
+    return n
+
+
+@register_pass
+class AccelerateMatmul(Pass):
+    name = "tritongpu-accelerate-matmul"
+    aliases = ("accelerate-matmul",)
+    description = "wgmma for the dots tensor cores can run, FMA operand layouts for the rest"
+
+    def run(self, module: Operation) -> None:
+        accelerate_matmul(module)
