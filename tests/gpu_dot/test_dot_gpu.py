@@ -35,7 +35,7 @@ def _inputs(dt, M, N, K, trans_b, gen):
     return a, (b.T if trans_b else b)
 
 
-def run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, M, N, K, has_c, seed):
+def run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, M, N, K, has_c, seed, num_stages=3):
     gen = torch.Generator().manual_seed(seed)
     a, b = _inputs(dt, M, N, K, trans_b, gen)
     c = torch.randn((M, N), generator=gen, dtype=torch.float32)
@@ -45,7 +45,8 @@ def run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, M, N, K, has_c, seed
     grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
     matmul_kernel[grid](a, b, c, d, M, N, K, *a.stride(), *b.stride(), *c.stride(), *d.stride(),
                         BM=BM, BN=BN, BK=BK, PRECISION=prec, HAS_C=has_c, OUT=TL[out],
-                        ACC=TL[acc], ZERO=0 if dt == "int8" else 0.0, num_warps=warps)
+                        ACC=TL[acc], ZERO=0 if dt == "int8" else 0.0, num_warps=warps,
+                        num_stages=num_stages)
     ref = a.double() @ b.double()
     if has_c:
         ref = ref + c.double()
@@ -92,9 +93,21 @@ FMA_CASES = [
 @pytest.mark.parametrize("has_c", [False, True])
 def test_dot_matches_torch(case, shape, has_c):
     dt, acc, out, prec, BM, BN, BK, warps, trans_b = case
-    if dt == "int8" and not has_c:
-        pass
     M, N, K = (2 * BM, 2 * BN, 4 * BK) if shape == "exact" else (2 * BM - 3, BN + 5, 3 * BK - 7)
     seed = int.from_bytes(os.urandom(4), "little")
     d, ref = run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, M, N, K, has_c, seed)
     check(d, ref, dt, prec, out)
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("case", [WGMMA_CASES[0], WGMMA_CASES[3], WGMMA_CASES[8], FMA_CASES[0]],
+                         ids=lambda c: "-".join(map(str, c)))
+def test_dot_num_stages(case, stages):
+    """Pipelined loops (cp.async rings, async wgmma) give the same results at every depth,
+    including loops shorter than the pipeline (K of one tile)."""
+    dt, acc, out, prec, BM, BN, BK, warps, trans_b = case
+    for K in (BK - 3, 5 * BK + 1):
+        seed = int.from_bytes(os.urandom(4), "little")
+        d, ref = run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, BM + 1, BN, K, True,
+                         seed, num_stages=stages)
+        check(d, ref, dt, prec, out)

@@ -24,6 +24,9 @@ def ttgir_pipeline(num_warps: int = 4, threads_per_warp: int = 32, num_ctas: int
         "tritongpu-remove-layout-conversions",
         "canonicalize",
         "cse",
+        f"tritongpu-pipeline{{num-stages={num_stages}}}",
+        "canonicalize",
+        "cse",
         "symbol-dce",
         "allocate-shared-memory",
     ])

@@ -186,7 +186,7 @@ define("ttg.barrier", "MemRead MemWrite", "block-wide barrier")
 define("ttg.memdesc_index", "Pure",
        "operands (memdesc, i32 index): slot `index` of a multi-buffered allocation")
 define("ttg.memdesc_trans", "Pure", "operand memdesc; attr order: a transposed view")
-define("ttg.async_copy_global_to_local", "MemRead",
+define("ttg.async_copy_global_to_local", "MemRead MemWrite",
        "operands (ptr tensor, memdesc[, mask[, other]]); attrs cache, evict, isVolatile: "
        "cp.async of each element into the buffer (masked lanes write `other` or zero)")
 define("ttg.async_commit_group", "MemRead MemWrite", "closes the thread's group of async copies")

@@ -6,6 +6,7 @@ Importing this package registers them with the pass manager:
     tritongpu-coalesce (coalesce)                     memory-op layouts from AxisInfo
     tritongpu-remove-layout-conversions (remove-layout-conversions)
     tritongpu-accelerate-matmul (accelerate-matmul)   wgmma or FMA layouts for tt.dot
+    tritongpu-pipeline (pipeline)                     cp.async multi-buffering, async wgmma
     allocate-shared-memory                            allocation.offset / ttg.shared
 
 and a `ttg.convert_layout` fold hook for canonicalize (identity, convert of convert,
@@ -20,6 +21,7 @@ from .allocate_shared_memory import AllocateSharedMemory, allocate_shared_memory
 from .coalesce import Coalesce, coalesce
 from .convert_to_ttgir import ConvertToTTGIR, convert_to_ttgir
 from .legality import LayoutLegalityError, check_ttgir_legality
+from .software_pipeline import SoftwarePipeline, pipeline_loops
 from .remove_layout_conversions import (RemoveLayoutConversions, count_converts,
                                         remove_layout_conversions)
 

@@ -151,3 +151,46 @@ def _memdesc_index(ctx: FunctionContext, op) -> None:
 def _fence(ctx: FunctionContext, op) -> None:
     fence_async_shared(ctx)
 
+
+
+@lowers("ttg.async_copy_global_to_local")
+def _async_copy(ctx: FunctionContext, op) -> None:
+    """cp.async of each vector of the pointer tensor into the buffer view; masked-off
+    vectors copy zero bytes, which fills their destination with zeros."""
+    ptr, view = op.operand(0), op.operand(1)
+    mask = ctx.get(op.operand(2)) if op.num_operands > 2 else None
+    elt = ptr.type.element_type.pointee
+    nbytes = storage_bits(elt) // 8
+    inv = memdesc_layout(view.type).invert()
+    ll = ctx.ll(ptr.type)
+    hw, nvec, groups, _ = access_groups(ctx, ll, inv, 16 // nbytes, inv.total_out_size_log2)
+    size = nvec * nbytes
+    if size not in (4, 8, 16):
+        raise LoweringError(f"cp.async cannot move {size} bytes per thread")
+    kind = "cg" if size == 16 else "ca"
+    e = ctx.e
+    address = _address_fn(ctx, ctx.get(view), nbytes)
+    ptrs = ctx.get(ptr)
+    for off, members in groups.get(0, []):
+        dst = e.cast("ptrtoint", "ptr addrspace(3)", address(hw, off), "i32")
+        src = ptrs[members[0]]
+        if mask is None:
+            n = str(size)
+        else:
+            n = e.select(mask[members[0]], "i32", str(size), "0")
+        e.asm("void", f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "r,l,r",
+              [("i32", dst), ("ptr addrspace(1)", src), ("i32", n)], side_effects=True)
+
+
+@lowers("ttg.async_commit_group")
+def _async_commit(ctx: FunctionContext, op) -> None:
+    ctx.e.asm("void", "cp.async.commit_group;", "", [], side_effects=True)
+
+
+@lowers("ttg.async_wait")
+def _async_wait(ctx: FunctionContext, op) -> None:
+    """Wait for this thread's copies, then make every thread's copies visible to the whole
+    block, the tensor cores' async proxy included."""
+    ctx.e.asm("void", f"cp.async.wait_group {int(op.attr('num', 0))};", "", [], side_effects=True)
+    fence_async_shared(ctx)
+    ctx.barrier()

@@ -1,0 +1,302 @@
+"""tritongpu-pipeline: multi-buffer the loads that feed wgmma dots in a loop.
+
+For an `scf.for` whose body loads tiles that go, through `ttg.local_alloc`, only into
+`ttng.warp_group_dot`s, with `num_stages` S > 1 (the loop's `tt.num_stages` or the
+option): each such load becomes a `ttg.async_copy_global_to_local` (cp.async, zero-fill
+for masked elements) into a ring of shared-memory slots, issued D = S-1 iterations ahead:
+
+    prologue   copies for iterations 0..D-1 (each predicated on lb + s*step < ub), commit
+    loop i     async_wait(D-1)  -> the copies of iteration i have landed
+               wgmma on slot i % NB (async: wgmma(i-1) is waited for after wgmma(i) issues)
+               copies for iteration i+D into slot (i+D) % NB, commit
+    after      async_wait(0), warp_group_dot_wait(0) on the accumulators
+
+The loop-carried values the loads' addresses come from (pointer tensors advanced by
+loop-invariant steps) are carried D iterations ahead: the prologue runs their advance D
+times. With async wgmma the slot being refilled must not be the one wgmma(i-1) of another
+warpgroup may still read, so the ring has NB = S+1 slots; when that does not fit in shared
+memory it has S slots and the dots stay synchronous. Loops that do not match the pattern
+are left alone (and still run correctly).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Set
+
+from ...ir import types as T
+from ...ir.attrs import DenseElementsAttr, IntegerAttr
+from ...ir.builder import Builder
+from ...ir.core import Block, Operation, Value
+from ...passes.manager import Pass, register_pass
+from ...passes.pattern import is_effect_free
+from ..layouts import contig_per_thread, get_order
+
+__all__ = ["SoftwarePipeline", "pipeline_loops"]
+
+SMEM_BUDGET = 200 * 1024  # of the 227 KB a block may use: room for the epilogue's scratch
+
+
+def _is_zero_const(v: Value) -> bool:
+    op = v.owner_op
+    if op is None or op.name != "arith.constant":
+        return False
+    a = op.attributes.get("value")
+    return isinstance(a, DenseElementsAttr) and not isinstance(a.value, (list, tuple)) \
+        and float(a.value) == 0.0
+
+
+def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
+    """Ops of `body` that compute `roots`, in body order; None if one has effects."""
+    seen: Set[Operation] = set()
+    work = list(roots)
+    while work:
+        v = work.pop()
+        op = v.owner_op
+        if op is None or op.parent is not body or op in seen:
+            continue
+        if op.regions or not is_effect_free(op):
+            return None
+        seen.add(op)
+        work.extend(op.operands)
+    return [op for op in body if op in seen]
+
+
+def _block_args_used(ops: List[Operation], body: Block) -> Set[Value]:
+    return {v for op in ops for v in op.operands if v in body.args}
+
+
+class _Candidate:
+    def __init__(self, load: Operation, alloc: Operation, dot: Operation):
+        self.load, self.alloc, self.dot = load, alloc, dot
+
+
+def _candidates(loop: Operation) -> List[_Candidate]:
+    body = loop.regions[0].entry
+    out = []
+    for dot in body:
+        if dot.name != "ttng.warp_group_dot" or dot.attr("isAsync", False):
+            continue
+        for i in (0, 1):
+            alloc = dot.operand(i).owner_op
+            if alloc is None or alloc.name != "ttg.local_alloc" or alloc.parent is not body \
+                    or not alloc.operands or len(alloc.results[0].uses) != 1:
+                continue
+            load = alloc.operand(0).owner_op
+            if load is None or load.name != "tt.load" or load.parent is not body \
+                    or len(load.results[0].uses) != 1:
+                continue
+            if load.num_operands > 2 and not _is_zero_const(load.operand(2)):
+                continue
+            ptr_t = load.operand(0).type
+            order = get_order(ptr_t.encoding)
+            vec = contig_per_thread(ptr_t.encoding, list(ptr_t.dims))[order[0]]
+            if vec * load.results[0].type.element_type.bitwidth < 32:
+                continue  # cp.async moves 4, 8 or 16 bytes
+            out.append(_Candidate(load, alloc, dot))
+    return out
+
+
+def _async_ok(loop: Operation, cands: List[_Candidate]) -> bool:
+    """wgmma may stay in flight across iterations when its result only feeds the yield
+    (the next iteration's dot) and its accumulator is the loop-carried value."""
+    body = loop.regions[0].entry
+    for dot in {c.dot for c in cands}:
+        if dot.operand(2) not in body.args:
+            return False
+        uses = dot.results[0].uses
+        if len(uses) != 1 or uses[0].owner.name != "scf.yield":
+            return False
+    return True
+
+
+def pipeline_loop(loop: Operation, num_stages: int) -> bool:
+    if num_stages <= 1:
+        return False
+    body = loop.regions[0].entry
+    term = body.last
+    cands = _candidates(loop)
+    if not cands:
+        return False
+    iv = body.args[0]
+    roots = [v for c in cands for v in c.load.operands[:2]]
+    addr_ops = _slice(body, roots)
+    if addr_ops is None:
+        return False
+    direct = {v for v in roots if v in body.args}
+    carried = sorted((_block_args_used(addr_ops, body) | direct) - {iv}, key=lambda a: a.index)
+    # Each carried address value must advance by itself: its yield is computed from it and
+    # loop invariants only, and nothing else in the loop reads it.
+    advance: Dict[Value, List[Operation]] = {}
+    for c in carried:
+        nxt = term.operand(c.index - 1)
+        ops = _slice(body, [nxt])
+        if ops is None or _block_args_used(ops, body) - {c}:
+            return False
+        allowed = set(addr_ops) | set(ops) | {term} | {x.load for x in cands}
+        if any(u.owner not in allowed for u in c.uses):
+            return False
+        advance[c] = ops
+    D = num_stages - 1
+    tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
+                     for c in cands)
+    is_async = _async_ok(loop, cands) and tile_bytes * (num_stages + 1) <= SMEM_BUDGET
+    NB = num_stages + 1 if is_async else num_stages
+    if tile_bytes * NB > SMEM_BUDGET:
+        return False
+    _rewrite(loop, cands, addr_ops, carried, advance, D, NB, is_async)
+    return True
+
+
+def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, is_async) -> None:
+    body = loop.regions[0].entry
+    term = body.last
+    iv = body.args[0]
+    lb, ub, step = loop.operands[:3]
+    ity = iv.type
+    b = Builder()
+    b.set_insertion_point_before(loop)
+    b.loc = loop.loc
+    i32 = T.IntegerType(32)
+
+    def c32(v):
+        return b.constant(v, i32)
+
+    bufs = []
+    for c in cands:
+        view = c.alloc.results[0].type
+        buf_t = T.MemDescType((NB,) + view.dims, view.element, view.encoding, mutable=True)
+        bufs.append(b.create1("ttg.local_alloc", [], buf_t))
+    slot_t = [T.MemDescType(c.alloc.results[0].type.dims, c.alloc.results[0].type.element,
+                            c.alloc.results[0].type.encoding, True, (NB,) + c.alloc.results[0].type.dims)
+              for c in cands]
+
+    def issue(bld: Builder, mapping: Dict[Value, Value], pred: Value, slot: Value) -> None:
+        for op in addr_ops:
+            bld.insert(op.clone(mapping))
+        for c, buf, st in zip(cands, bufs, slot_t):
+            ptr = mapping.get(c.load.operand(0), c.load.operand(0))
+            shape_t = T.TensorType(ptr.type.dims, T.IntegerType(1), ptr.type.encoding)
+            mask = bld.create1("tt.splat", [pred], shape_t)
+            if c.load.num_operands > 1:
+                mask = bld.create1("arith.andi", [mapping.get(c.load.operand(1), c.load.operand(1)),
+                                                  mask], shape_t)
+            view = bld.create1("ttg.memdesc_index", [buf, slot], st)
+            bld.create("ttg.async_copy_global_to_local", [ptr, view, mask], [],
+                       {k: v for k, v in c.load.attributes.items() if k in ("cache", "evict")})
+        bld.create("ttg.async_commit_group", [], [])
+
+    # prologue
+    vals = {c: loop.operand(3 + c.index - 1) for c in carried}
+    for s in range(D):
+        iv_s = lb if s == 0 else b.create1("arith.addi", [lb, b.create1(
+            "arith.muli", [step, b.constant(s, ity)], ity)], ity)
+        pred = b.create1("arith.cmpi", [iv_s, ub], T.IntegerType(1), {"predicate": i64_attr(2)})
+        mapping: Dict[Value, Value] = {iv: iv_s, **vals}
+        issue(b, mapping, pred, c32(s % NB))
+        adv: Dict[Value, Value] = dict(vals)
+        for c in carried:
+            m = {c: vals[c]}
+            for op in advance[c]:
+                b.insert(op.clone(m))
+            nxt = term.operand(c.index - 1)
+            adv[c] = m.get(nxt, nxt)
+        vals = adv
+    inits = list(loop.operands[3:])
+    for c in carried:
+        inits[c.index - 1] = vals[c]
+    inits += [c32(0), c32(D % NB)]
+    new = b.create("scf.for", [lb, ub, step, *inits], loop.result_types + [i32, i32],
+                   dict(loop.attributes), num_regions=1)
+    nbody = new.regions[0].add_block()
+    nargs = [nbody.add_argument(a.type) for a in body.args] + [nbody.add_argument(i32),
+                                                               nbody.add_argument(i32)]
+    for old, na in zip(body.args, nargs):
+        old.replace_all_uses_with(na)
+    for op in list(body):
+        op.remove_from_parent()
+        nbody.append(op)
+    ext, ins = nargs[-2], nargs[-1]
+    iv = nargs[0]
+    term = nbody.last
+    ib = Builder()
+    ib.set_insertion_point_before(nbody.first)
+    ib.loc = loop.loc
+    ib.create("ttg.async_wait", [], [], {"num": D - 1})
+    for c, buf, st in zip(cands, bufs, slot_t):
+        view = ib.create1("ttg.memdesc_index", [buf, ext], st)
+        c.alloc.results[0].replace_all_uses_with(view)
+    dots = []
+    for c in cands:
+        if c.dot not in dots:
+            dots.append(c.dot)
+    last = dots[-1]
+    ib.set_insertion_point_after(last)
+    if is_async:
+        for d in dots:
+            d.attributes["isAsync"] = _true()
+            ib.set_insertion_point_after(d)
+            w = ib.create("ttng.warp_group_dot_wait", [d.results[0]], [d.results[0].type],
+                          {"pendings": 1})
+            for u in list(d.results[0].uses):
+                if u.owner is not w:
+                    u.set(w.results[0])
+            last = w
+        ib.set_insertion_point_after(last)
+    ahead = ib.create1("arith.addi", [iv, ib.create1("arith.muli", [step, ib.constant(D, ity)],
+                                                        ity)], ity)
+    pred = ib.create1("arith.cmpi", [ahead, new.operand(1)], T.IntegerType(1), {"predicate": i64_attr(2)})
+    issue(ib, {iv: ahead}, pred, ins)
+    one, nb = ib.constant(1, i32), ib.constant(NB, i32)
+    nxt = []
+    for x in (ext, ins):
+        y = ib.create1("arith.addi", [x, one], i32)
+        wrap = ib.create1("arith.cmpi", [y, nb], T.IntegerType(1), {"predicate": i64_attr(0)})
+        nxt.append(ib.create1("arith.select", [wrap, ib.constant(0, i32), y], i32))
+    term.set_operands(list(term.operands) + nxt)
+    for c in cands:
+        c.alloc.erase()
+        c.load.erase()
+    # after the loop
+    ab = Builder()
+    ab.set_insertion_point_after(new)
+    ab.loc = loop.loc
+    ab.create("ttg.async_wait", [], [], {"num": 0})
+    results = list(new.results[:len(loop.results)])
+    if is_async:
+        for i, r in enumerate(results):
+            if isinstance(r.type, T.TensorType) and type(r.type.encoding).__name__ == "NvidiaMmaEncoding":
+                w = ab.create("ttng.warp_group_dot_wait", [r], [r.type], {"pendings": 0})
+                results[i] = w.results[0]
+    for old_r, r in zip(loop.results, results):
+        old_r.replace_all_uses_with(r)
+    loop.erase()
+
+
+def i64_attr(v: int) -> IntegerAttr:
+    return IntegerAttr(v, T.IntegerType(64))
+
+
+def _true():
+    from ...ir.attrs import to_attr
+    return to_attr(True)
+
+
+def pipeline_loops(module: Operation, num_stages: int = 3) -> int:
+    n = 0
+    loops = [op for op in module.walk(post_order=True) if op.name == "scf.for"]
+    for loop in loops:
+        if any(o.name == "scf.for" for o in loop.regions[0].entry):
+            continue  # innermost loops only
+        stages = int(loop.attr("tt.num_stages", num_stages) or num_stages)
+        n += pipeline_loop(loop, stages)
+    return n
+
+
+@register_pass
+class SoftwarePipeline(Pass):
+    name = "tritongpu-pipeline"
+    aliases = ("pipeline",)
+    description = "cp.async multi-buffering of the loads feeding wgmma, async wgmma"
+    options = {"num-stages": (int, 3, "pipeline depth")}
+
+    def run(self, module: Operation) -> None:
+        pipeline_loops(module, self.num_stages)
