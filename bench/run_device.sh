@@ -13,8 +13,13 @@ if ls .whl/*.whl >/dev/null 2>&1; then
     && export PYTHONPATH="$PYTHONPATH:/tmp/site"
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-timeout ${GPU_TEST_TIMEOUT:-420} python3 -m pytest -q -m gpu tests/nvidia tests/nvidia_lowering tests/gpu_diff \
+timeout ${GPU_TEST_TIMEOUT:-420} python3 -m pytest -q -m gpu tests/gpu_dot tests/nvidia tests/nvidia_lowering tests/gpu_diff \
   -p no:cacheprovider \
   2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 python3 bench/bench_launch.py 2>&1 | tee "$OUT/bench_launch.log" | tail -15
+for t in memcheck racecheck synccheck; do
+  compute-sanitizer --tool $t --report-api-errors no python3 bench/sanitize_dot.py 2>&1 \
+    | tail -2 | tee -a "$OUT/sanitizer.log"
+done
+python3 bench/bench_matmul.py --json "$OUT/bench_matmul.json" 2>&1 | tee "$OUT/bench_matmul.log" | tail -7
 python3 bench/bench_gpu.py --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"

@@ -69,7 +69,22 @@ class _Candidate:
         self.load, self.alloc, self.dot = load, alloc, dot
 
 
-def _candidates(loop: Operation) -> List[_Candidate]:
+def _copy_bits(load: Operation, info) -> int:
+    """Bits one cp.async of this load can move per thread: the layout's run along the
+    fastest dim cut by the pointers' contiguity and alignment and the mask's constancy."""
+    ptr_t = load.operand(0).type
+    order = get_order(ptr_t.encoding)
+    d = order[0]
+    bits = load.results[0].type.element_type.bitwidth
+    vec = contig_per_thread(ptr_t.encoding, list(ptr_t.dims))[d]
+    ai = info.get(load.operand(0))
+    vec = min(vec, ai.contiguity[d], max(1, ai.divisibility[d] * 8 // bits))
+    if load.num_operands > 1:
+        vec = min(vec, info.get(load.operand(1)).constancy[d])
+    return vec * bits
+
+
+def _candidates(loop: Operation, info) -> List[_Candidate]:
     body = loop.regions[0].entry
     out = []
     for dot in body:
@@ -86,10 +101,7 @@ def _candidates(loop: Operation) -> List[_Candidate]:
                 continue
             if load.num_operands > 2 and not _is_zero_const(load.operand(2)):
                 continue
-            ptr_t = load.operand(0).type
-            order = get_order(ptr_t.encoding)
-            vec = contig_per_thread(ptr_t.encoding, list(ptr_t.dims))[order[0]]
-            if vec * load.results[0].type.element_type.bitwidth < 32:
+            if _copy_bits(load, info) < 32:
                 continue  # cp.async moves 4, 8 or 16 bytes
             out.append(_Candidate(load, alloc, dot))
     return out
@@ -100,6 +112,8 @@ def _async_ok(loop: Operation, cands: List[_Candidate]) -> bool:
     (the next iteration's dot) and its accumulator is the loop-carried value."""
     body = loop.regions[0].entry
     for dot in {c.dot for c in cands}:
+        if sum(1 for c in cands if c.dot is dot) != 2:
+            return False  # an operand still stored in the loop must not be overwritten in flight
         if dot.operand(2) not in body.args:
             return False
         uses = dot.results[0].uses
@@ -108,12 +122,12 @@ def _async_ok(loop: Operation, cands: List[_Candidate]) -> bool:
     return True
 
 
-def pipeline_loop(loop: Operation, num_stages: int) -> bool:
+def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     if num_stages <= 1:
         return False
     body = loop.regions[0].entry
     term = body.last
-    cands = _candidates(loop)
+    cands = _candidates(loop, info)
     if not cands:
         return False
     iv = body.args[0]
@@ -281,13 +295,21 @@ def _true():
 
 
 def pipeline_loops(module: Operation, num_stages: int = 3) -> int:
+    from ..axis_info import AxisInfoAnalysis
     n = 0
     loops = [op for op in module.walk(post_order=True) if op.name == "scf.for"]
+    infos: Dict[Operation, object] = {}
     for loop in loops:
+        func = loop.parent_op
+        while func.name != "tt.func":
+            func = func.parent_op
+        if func not in infos:
+            infos[func] = AxisInfoAnalysis(func)
+        info = infos[func]
         if any(o.name == "scf.for" for o in loop.regions[0].entry):
             continue  # innermost loops only
         stages = int(loop.attr("tt.num_stages", num_stages) or num_stages)
-        n += pipeline_loop(loop, stages)
+        n += pipeline_loop(loop, stages, info)
     return n
 
 

@@ -20,6 +20,7 @@ from typing import List, Optional
 from ....ir import types as T
 from .context import REG, FunctionContext, LoweringError, lowers, storage_bits
 from .convert_layout import access_groups, load_vectors, store_vectors
+from .memory import vector_width
 
 
 def smem_window_base(ctx: FunctionContext) -> str:
@@ -163,7 +164,11 @@ def _async_copy(ctx: FunctionContext, op) -> None:
     nbytes = storage_bits(elt) // 8
     inv = memdesc_layout(view.type).invert()
     ll = ctx.ll(ptr.type)
-    hw, nvec, groups, _ = access_groups(ctx, ll, inv, 16 // nbytes, inv.total_out_size_log2)
+    # The vector may not be wider than the run of elements the pointer layout keeps in one
+    # thread (coalesce sized it from the pointers' alignment), or cp.async would misalign.
+    run = vector_width(ctx, ptr, op.operand(2) if op.num_operands > 2 else None, nbytes * 8)
+    hw, nvec, groups, _ = access_groups(ctx, ll, inv, min(16 // nbytes, run),
+                                        inv.total_out_size_log2)
     size = nvec * nbytes
     if size not in (4, 8, 16):
         raise LoweringError(f"cp.async cannot move {size} bytes per thread")
