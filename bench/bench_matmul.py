@@ -50,10 +50,59 @@ def run_row(k, cdiv, do_bench, M, N, K, cfg, dtype):
     return {"tflops": 2 * M * N * K / ms * 1e-9, "err": err, "cold_s": cold, "ms": ms}
 
 
+ATTN_CONFIGS = [  # (D, BM, BN, warps, stages)
+    (64, 128, 64, 4, 3),
+    (128, 128, 64, 8, 3),
+]
+
+
+def run_attn_row(k, cdiv, do_bench, Z, H, N, cfg, causal):
+    D, BM, BN, W, S = cfg
+    torch.manual_seed(0)
+    q, kk, v = (torch.randn((Z * H, N, D), device="cuda", dtype=torch.float16) for _ in range(3))
+    o = torch.empty_like(q)
+
+    def run():
+        k.attn_fwd[(cdiv(N, BM), Z * H)](q, kk, v, o, D ** -0.5, N, q.stride(0), q.stride(1),
+                                         HEAD_DIM=D, BLOCK_M=BM, BLOCK_N=BN, CAUSAL=causal,
+                                         num_warps=W, num_stages=S)
+    t0 = time.perf_counter()
+    run()
+    torch.cuda.synchronize()
+    cold = time.perf_counter() - t0
+    ref = torch.nn.functional.scaled_dot_product_attention(q, kk, v, is_causal=causal)
+    err = ((o.float() - ref.float()).norm() / ref.float().norm()).item()
+    ms = do_bench(run, warmup=25, rep=200, return_mode="median")
+    flops = 4 * Z * H * N * N * D * (0.5 if causal else 1)
+    return {"tflops": flops / ms * 1e-9, "err": err, "cold_s": cold, "ms": ms}
+
+
+def attention_rows(flavors, do_bench):
+    rows = []
+    Z, H, N = 4, 32, 4096
+    for cfg in ATTN_CONFIGS:
+        for causal in (False, True):
+            row = {"size": f"attn Z{Z} H{H} N{N} D{cfg[0]}{' causal' if causal else ''}",
+                   "cfg": cfg}
+            for name, (k, cdiv) in flavors.items():
+                try:
+                    row[name] = run_attn_row(k, cdiv, do_bench, Z, H, N, cfg, causal)
+                except Exception as e:
+                    row[name] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
+            q, kk, v = (torch.randn((Z, H, N, cfg[0]), device="cuda", dtype=torch.float16)
+                        for _ in range(3))
+            ms = do_bench(lambda: torch.nn.functional.scaled_dot_product_attention(
+                q, kk, v, is_causal=causal), warmup=25, rep=200, return_mode="median")
+            row["torch"] = {"tflops": 4 * Z * H * N * N * cfg[0] * (0.5 if causal else 1) / ms * 1e-9}
+            rows.append(row)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--attention", action="store_true", help="with --quick: attention rows too")
     args = ap.parse_args()
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="bench-mm-"))
     import tritium
@@ -79,16 +128,21 @@ def main():
             ms = do_bench(lambda: a @ b, warmup=25, rep=200, return_mode="median")
             row["torch"] = {"tflops": 2 * n ** 3 / ms * 1e-9}
             rows.append(row)
-    print(f"\n{'matmul fp16':<28}{'tritium':>10}{'upstream':>10}{'torch':>10}{'ratio':>8}"
+    if not args.quick or args.attention:
+        rows += attention_rows(flavors, do_bench)
+    print(f"\n{'fp16 TFLOP/s':<40}{'tritium':>10}{'upstream':>10}{'torch':>10}{'ratio':>8}"
           f"{'err':>10}{'cold s (tri/up)':>18}")
     for r in rows:
         t, u = r.get("tritium", {}), r.get("upstream", {})
-        name = f"{r['size']}^3 {r['cfg'][0]}x{r['cfg'][1]}x{r['cfg'][2]} w{r['cfg'][4]} s{r['cfg'][5]}"
+        if isinstance(r["size"], str):
+            name = r["size"] + f" {r['cfg'][1]}x{r['cfg'][2]} w{r['cfg'][3]}"
+        else:
+            name = f"{r['size']}^3 {r['cfg'][0]}x{r['cfg'][1]}x{r['cfg'][2]} w{r['cfg'][4]} s{r['cfg'][5]}"
         if "error" in t:
-            print(f"{name:<28} tritium error: {t['error']}")
+            print(f"{name:<40} tritium error: {t['error']}")
             continue
         ratio = t["tflops"] / u["tflops"] if "tflops" in u else float("nan")
-        print(f"{name:<28}{t['tflops']:>10.1f}{u.get('tflops', float('nan')):>10.1f}"
+        print(f"{name:<40}{t['tflops']:>10.1f}{u.get('tflops', float('nan')):>10.1f}"
               f"{r['torch']['tflops']:>10.1f}{ratio:>8.3f}{t['err']:>10.1e}"
               f"{t['cold_s']:>9.2f}/{u.get('cold_s', float('nan')):.2f}")
     if args.json:

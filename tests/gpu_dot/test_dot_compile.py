@@ -64,3 +64,29 @@ def test_dot_compiles_for_sm90a(case):
     assert ("wgmma.mma_async" in ptx) == (engine == "wgmma")
     cubin = toolchain.make_cubin(ptx, arch="sm_90a")
     assert cubin
+
+
+@pytest.mark.parametrize("D", [64, 128])
+def test_attention_compiles_with_p_from_registers(D):
+    """Q is staged in shared memory once, before the loop; P goes to the second wgmma in
+    registers (a register-only conversion from the first dot's accumulator); K and V are
+    pipelined with cp.async."""
+    from attn_kernels import attn_fwd
+    from tritium.frontend.compiler import make_ttir
+    from tritium.gpu.pipeline import make_ttgir
+    q = torch.zeros((2, 256, D), dtype=torch.float16)
+    _, spec, _ = attn_fwd.bind(q, q, q, q, 0.5, 256, q.stride(0), q.stride(1), HEAD_DIM=D,
+                               BLOCK_M=128, BLOCK_N=64, CAUSAL=True)
+    mod, _ = make_ttir(attn_fwd, spec, None)
+    mod = make_ttgir(mod, num_warps=4, num_stages=3)
+    loop = next(op for op in mod.walk() if op.name == "scf.for")
+    inside = [op.name for op in loop.walk()]
+    assert inside.count("ttng.warp_group_dot") == 2
+    assert "ttg.local_alloc" not in inside            # Q hoisted, P in registers
+    assert inside.count("ttg.async_copy_global_to_local") == 2
+    cvt = [op for op in loop.walk() if op.name == "ttg.convert_layout"
+           and "dot_op" in str(op.results[0].type)]
+    assert cvt and all(op.attr("allocation.offset") is None for op in cvt)  # no shared trip
+    llir, meta, ptx = compile_module(mod)
+    assert ptx.count("wgmma.mma_async") == (128 // 64) * (D // 16) + (128 // 64) * (64 // 16)
+    assert toolchain.make_cubin(ptx, arch="sm_90a")

@@ -117,6 +117,48 @@ def _memdesc(t: T.TensorType, enc) -> T.MemDescType:
     return T.MemDescType(t.dims, t.element, enc, mutable=False)
 
 
+def _loop_invariant_point(v, op: Operation) -> Operation:
+    """Where to stage operand `v` of `op` in shared memory: before the outermost loop around
+    `op` that does not compute `v` (a value fixed across iterations is stored once)."""
+    point = op
+    p = op.parent_op
+    def_op = v.owner_op
+    def_block = v.block if def_op is None else def_op.parent
+    while p is not None and p.name in ("scf.for", "scf.while", "scf.if"):
+        if p.is_ancestor_of(def_op) if def_op is not None else _block_in(def_block, p):
+            break
+        if p.name != "scf.if":
+            point = p
+        p = p.parent_op
+    return point
+
+
+def _block_in(block, op: Operation) -> bool:
+    parent = block.parent_op if block is not None else None
+    while parent is not None:
+        if parent is op:
+            return True
+        parent = parent.parent_op
+    return False
+
+
+def _a_in_registers(a, op: Operation, kind: str) -> bool:
+    """wgmma reads A from registers when A is computed in the loop (attention's P): storing
+    it to shared memory every iteration would cost a round trip and two barriers."""
+    if kind not in ("f16", "bf16"):
+        return False
+    d = a.owner_op
+    return d is not None and d.name != "tt.load" and _loop_invariant_point(a, op) is op \
+        and op.parent_op is not None and op.parent_op.name in ("scf.for", "scf.while")
+
+
+def _stage(v, enc, op: Operation):
+    bld = Builder()
+    bld.set_insertion_point_before(_loop_invariant_point(v, op))
+    bld.loc = op.loc
+    return bld.create1("ttg.local_alloc", [v], _memdesc(v.type, enc))
+
+
 def _to_wgmma(op: Operation, mma: NvidiaMmaEncoding) -> bool:
     a, b, c = op.operands
     d = op.results[0]
@@ -128,8 +170,11 @@ def _to_wgmma(op: Operation, mma: NvidiaMmaEncoding) -> bool:
     bld = Builder()
     bld.set_insertion_point_before(op)
     bld.loc = op.loc
-    a_s = bld.create1("ttg.local_alloc", [a], _memdesc(a.type, enc_a))
-    b_s = bld.create1("ttg.local_alloc", [b], _memdesc(b.type, enc_b))
+    if _a_in_registers(a, op, kind):
+        a_s = insert_convert(a, DotOperandEncoding(0, mma, 32 // a.type.element_type.bitwidth), op)
+    else:
+        a_s = _stage(a, enc_a, op)
+    b_s = _stage(b, enc_b, op)
     acc = insert_convert(c, mma, op)
     attrs = {"inputPrecision": op.attributes.get("inputPrecision"),
              "maxNumImpreciseAcc": op.attributes.get("maxNumImpreciseAcc"),

@@ -77,12 +77,48 @@ class _Operand:
         return e.bin("or", "i64", lo64, str(self.hi - (1 << 64) if self.hi >> 63 else self.hi))
 
 
-def _instruction(kind: str, acc_ty: str, n: int, k: int, ta: int, tb: int, nregs: int) -> str:
+class _RegisterA:
+    """A in registers (`#ttg.dot_op<{opIdx = 0, parent = #mma v3, kWidth = 2}>`): per
+    (m, k) step the four b32 registers of the m64k16 fragment, each two 16-bit elements at
+    (row, k), (row, k+1) with rows g, g+8 and k offsets 0, 8 in the order a0..a3."""
+    k_major = True
+    _FRAGMENT = ((0, 0), (8, 0), (0, 8), (8, 8))
+
+    def __init__(self, ctx: FunctionContext, a):
+        self.ctx = ctx
+        ll = ctx.ll(a.type)
+        self.vals = ctx.get(a)
+        self.where = {}
+        for r in range(ll.get_in_dim_size(REG)):
+            c = ll.apply({REG: r})
+            self.where.setdefault((c["dim0"], c["dim1"]), r)
+        self.lt = "half" if a.type.element_type.name == "f16" else "bfloat"
+
+    def descriptor(self, coord):
+        m0, k0 = coord
+        e = self.ctx.e
+        out = []
+        for dm, dk in self._FRAGMENT:
+            pair = [self.vals[self.where[(m0 + dm, k0 + dk + j)]] for j in (0, 1)]
+            v = e.build_vector(self.lt, pair)
+            out.append(e.cast("bitcast", f"<2 x {self.lt}>", v, "i32"))
+        return out
+
+
+def _instruction(kind: str, acc_ty: str, n: int, k: int, ta: int, tb: int, nregs: int,
+                 a_regs: int = 0) -> str:
+    """The wgmma text; `a_regs` > 0 when A comes from that many b32 registers."""
     d = ", ".join(f"${i}" for i in range(nregs))
     # Operands number outputs first, then every input (the tied accumulators included).
-    a, b, p = f"${2 * nregs}", f"${2 * nregs + 1}", f"${2 * nregs + 2}"
+    base = 2 * nregs
+    if a_regs:
+        a = "{" + ", ".join(f"${base + i}" for i in range(a_regs)) + "}"
+        base += a_regs - 1
+    else:
+        a = f"${base}"
+    b, p = f"${base + 1}", f"${base + 2}"
     if kind in ("f16", "bf16"):
-        tail = f"p, 1, 1, {ta}, {tb}"
+        tail = f"p, 1, 1, {tb}" if a_regs else f"p, 1, 1, {ta}, {tb}"
     elif kind == "s8":
         tail = "p"
     else:
@@ -111,8 +147,7 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
     a, b, c = op.operands
     d_t = op.results[0].type
     mma = d_t.encoding
-    if isinstance(a.type, type(d_t)):
-        raise LoweringError("wgmma with A in registers is not lowered yet")
+    a_in_regs = isinstance(a.type, type(d_t))
     kind = tensor_core_kind(a.type, b.type, d_t, int(op.attr("inputPrecision", 0)))
     if kind is None:
         raise LoweringError(f"no wgmma for {a.type.element_type} x {b.type.element_type}")
@@ -123,14 +158,15 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
     if len(acc) % per:
         raise LoweringError("accumulator registers do not tile into wgmma fragments")
     wg_bases = ll.bases.get(WARP, [])[2:]
-    opa = _Operand(ctx, a.type, ctx.get(a), 0, wg_bases)
+    opa = _RegisterA(ctx, a) if a_in_regs else _Operand(ctx, a.type, ctx.get(a), 0, wg_bases)
     opb = _Operand(ctx, b.type, ctx.get(b), 1, wg_bases)
     lt = "float" if kind != "s8" else "i32"
     acc_ty = "f32" if kind != "s8" else "s32"
     text = _instruction(kind, acc_ty, instr_n, instr_k, int(not opa.k_major),
-                        int(not opb.k_major), per)
+                        int(not opb.k_major), per, 4 if a_in_regs else 0)
+    a_cons = ["r"] * 4 if a_in_regs else ["l"]
     cons = ",".join([f"={'f' if lt == 'float' else 'r'}"] * per + [str(i) for i in range(per)]
-                    + ["l", "l", "r"])
+                    + a_cons + ["l", "r"])
     ret = "{" + ", ".join([lt] * per) + "}"
     e = ctx.e
     K = a.type.dims[1]
@@ -141,7 +177,8 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
         for k0 in range(0, K, instr_k):
             da = opa.descriptor((m0, k0))
             db = opb.descriptor((k0, n0))
-            args = [(lt, r) for r in regs] + [("i64", da), ("i64", db), ("i32", "1")]
+            a_args = [("i32", x) for x in da] if a_in_regs else [("i64", da)]
+            args = [(lt, r) for r in regs] + a_args + [("i64", db), ("i32", "1")]
             res = e.asm(ret, text, cons, args, side_effects=True)
             regs = [e.extract(ret, res, i) for i in range(per)]
         acc[j * per:(j + 1) * per] = regs
