@@ -31,3 +31,18 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, d_ptr, M, N, K,
         b_ptrs += BK * sbk
     tl.store(d_ptr + rm[:, None] * sdm + rn[None, :] * sdn, acc.to(OUT),
              mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def batched_dot_kernel(a_ptr, b_ptr, d_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+                       K: tl.constexpr, ACC: tl.constexpr):
+    """One program computes a whole [B, M, N] batch of products with a 3-D tl.dot."""
+    rb = tl.arange(0, B)[:, None, None]
+    rm = tl.arange(0, M)[None, :, None]
+    rn = tl.arange(0, N)[None, None, :]
+    rka = tl.arange(0, K)[None, None, :]
+    rkb = tl.arange(0, K)[None, :, None]
+    a = tl.load(a_ptr + rb * M * K + rm * K + rka)
+    b = tl.load(b_ptr + rb * K * N + rkb * N + rn)
+    d = tl.dot(a, b, out_dtype=ACC)
+    tl.store(d_ptr + rb * M * N + rm * N + rn, d)

@@ -28,8 +28,13 @@ CASES = [
     ("float8_e4m3fn", "float32", "float16", "tf32", 64, 64, 64, 4, True, "wgmma"),
     ("float8_e5m2", "float32", "float32", "tf32", 128, 128, 64, 8, True, "wgmma"),
     ("float64", "float64", "float64", "ieee", 16, 16, 16, 4, False, "fma"),
-    ("float16", "float32", "float16", "tf32", 16, 16, 16, 4, False, "fma"),
+    ("float16", "float32", "float16", "tf32", 16, 16, 16, 4, False, "mma"),
     ("float16", "float16", "float16", "tf32", 32, 32, 32, 2, False, "fma"),
+    ("float16", "float32", "float32", "tf32", 32, 64, 32, 2, True, "mma"),
+    ("bfloat16", "float32", "float32", "tf32", 32, 32, 16, 4, False, "mma"),
+    ("float32", "float32", "float32", "tf32", 32, 32, 16, 1, False, "mma"),
+    ("int8", "int32", "int32", "tf32", 32, 16, 64, 2, True, "mma"),
+    ("float8_e4m3fn", "float32", "float32", "tf32", 16, 32, 32, 2, True, "mma"),
 ]
 
 TL = {"float16": tl.float16, "bfloat16": tl.bfloat16, "float32": tl.float32, "int32": tl.int32,
@@ -60,8 +65,10 @@ def test_dot_compiles_for_sm90a(case):
         assert "#ttg.nvmma_shared" in text
     else:
         assert "ttng.warp_group_dot" not in text and "#ttg.dot_op<{opIdx = 0" in text
+        assert ("versionMajor = 2" in text) == (engine == "mma")
     llir, meta, ptx = compile_module(mod)
     assert ("wgmma.mma_async" in ptx) == (engine == "wgmma")
+    assert ("mma.sync.aligned" in ptx) == (engine == "mma")
     cubin = toolchain.make_cubin(ptx, arch="sm_90a")
     assert cubin
 
@@ -89,4 +96,20 @@ def test_attention_compiles_with_p_from_registers(D):
     assert cvt and all(op.attr("allocation.offset") is None for op in cvt)  # no shared trip
     llir, meta, ptx = compile_module(mod)
     assert ptx.count("wgmma.mma_async") == (128 // 64) * (D // 16) + (128 // 64) * (64 // 16)
+    assert toolchain.make_cubin(ptx, arch="sm_90a")
+
+
+@pytest.mark.parametrize("dt,acc,engine", [("float16", "float32", "mma"),
+                                           ("float64", "float64", "fma")])
+def test_batched_dot_compiles(dt, acc, engine):
+    from dot_kernels import batched_dot_kernel
+    B, M, N, K = 4, 32, 16, 32
+    a = torch.zeros((B, M, K), dtype=getattr(torch, dt))
+    b = torch.zeros((B, K, N), dtype=getattr(torch, dt))
+    d = torch.zeros((B, M, N), dtype=getattr(torch, acc))
+    mod = ttgir_for(batched_dot_kernel, (a, b, d, B, M, N, K),
+                    dict(ACC=TL[acc], num_warps=4), pipeline="real")
+    assert ("versionMajor = 2" in str(mod)) == (engine == "mma")
+    llir, meta, ptx = compile_module(mod)
+    assert ("mma.sync.aligned" in ptx) == (engine == "mma")
     assert toolchain.make_cubin(ptx, arch="sm_90a")

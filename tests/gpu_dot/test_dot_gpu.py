@@ -83,12 +83,20 @@ WGMMA_CASES = [
 FMA_CASES = [
     ("float32", "float32", "float32", "ieee", 32, 32, 16, 4, False),
     ("float64", "float64", "float64", "ieee", 16, 16, 16, 4, False),
-    ("float16", "float32", "float16", "tf32", 16, 16, 16, 4, True),
     ("float16", "float16", "float16", "tf32", 32, 32, 32, 2, False),
+]
+MMA_V2_CASES = [
+    ("float16", "float32", "float16", "tf32", 16, 16, 16, 4, True),
+    ("float16", "float32", "float32", "tf32", 32, 64, 32, 2, True),
+    ("bfloat16", "float32", "float32", "tf32", 32, 32, 16, 4, False),
+    ("float32", "float32", "float32", "tf32", 32, 32, 16, 1, False),
+    ("int8", "int32", "int32", "tf32", 32, 16, 64, 2, True),
+    ("float8_e4m3fn", "float32", "float32", "tf32", 16, 32, 32, 2, True),
+    ("float8_e5m2", "float32", "float16", "tf32", 32, 32, 32, 4, True),
 ]
 
 
-@pytest.mark.parametrize("case", WGMMA_CASES + FMA_CASES, ids=lambda c: "-".join(map(str, c)))
+@pytest.mark.parametrize("case", WGMMA_CASES + FMA_CASES + MMA_V2_CASES, ids=lambda c: "-".join(map(str, c)))
 @pytest.mark.parametrize("shape", ["exact", "ragged"])
 @pytest.mark.parametrize("has_c", [False, True])
 def test_dot_matches_torch(case, shape, has_c):
@@ -111,3 +119,29 @@ def test_dot_num_stages(case, stages):
         d, ref = run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, BM + 1, BN, K, True,
                          seed, num_stages=stages)
         check(d, ref, dt, prec, out)
+
+
+@pytest.mark.parametrize("dt,acc", [("float16", "float32"), ("float32", "float32"),
+                                    ("int8", "int32"), ("float64", "float64")])
+@pytest.mark.parametrize("shape", [(2, 16, 16, 16), (4, 32, 16, 32), (2, 64, 32, 16)])
+@pytest.mark.parametrize("warps", [1, 4])
+def test_batched_dot(dt, acc, shape, warps):
+    from dot_kernels import batched_dot_kernel
+    B, M, N, K = shape
+    if dt == "int8":
+        K = max(K, 32)  # tl.dot's minimum K for 8-bit operands
+    gen = torch.Generator().manual_seed(sum(shape) * warps)
+    if dt == "int8":
+        a = torch.randint(-8, 8, (B, M, K), generator=gen, dtype=torch.int8).cuda()
+        b = torch.randint(-8, 8, (B, K, N), generator=gen, dtype=torch.int8).cuda()
+    else:
+        a = torch.randn((B, M, K), generator=gen).to(getattr(torch, dt)).cuda()
+        b = torch.randn((B, K, N), generator=gen).to(getattr(torch, dt)).cuda()
+    d = torch.full((B, M, N), -3, dtype=getattr(torch, acc), device="cuda")
+    batched_dot_kernel[(1,)](a, b, d, B, M, N, K, ACC=TL[acc], num_warps=warps)
+    ref = torch.bmm(a.double(), b.double())
+    if dt == "int8":
+        assert torch.equal(d.double(), ref)
+    else:
+        err = ((d.double() - ref).norm() / ref.norm()).item()
+        assert err < (2e-3 if dt == "float32" else 1e-3 if dt == "float16" else 1e-12), err

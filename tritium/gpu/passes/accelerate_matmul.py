@@ -5,6 +5,9 @@
   types the tensor cores take (fp16, bf16, tf32, fp8, int8). Operands go to shared memory
   in NVMMA (swizzled) layouts through `ttg.local_alloc`; the dot becomes
   `ttng.warp_group_dot` with an `#ttg.nvidia_mma<{versionMajor = 3}>` accumulator.
+* **mma.sync (mma v2)** where wgmma cannot run the dot but tensor cores can (fewer than 4
+  warps, M below 64, batched 3-D dots): operands in `#ttg.dot_op` register layouts of an
+  `#ttg.nvidia_mma<{versionMajor = 2}>` accumulator.
 * **FMA** otherwise (fp64, integer types other than int8, tiny or odd shapes, `ieee`
   precision): the dot stays `tt.dot` and its operands are converted to
   `#ttg.dot_op<{opIdx, parent = <the result's blocked layout>}>`, where every thread holds
@@ -78,21 +81,53 @@ def wgmma_warps(m: int, n: int, num_warps: int) -> Tuple[int, int]:
     return wm, wn
 
 
+def mma_v2_warps(shape, num_warps: int) -> list:
+    """Warps per CTA for mma.sync: the batch dim first, then whichever of M and N still has
+    the most 16x8 tiles per warp (upstream's warpsPerTileV2)."""
+    rank = len(shape)
+    ret = [1] * rank
+    left = num_warps
+    if rank == 3:
+        ret[0] = min(left, shape[0])
+        left //= ret[0]
+    m, n = shape[-2], shape[-1]
+    while ret[-2] * ret[-1] < left:
+        if m // (16 * ret[-2]) >= n // (8 * ret[-1]) and 16 * ret[-2] < m:
+            ret[-2] *= 2
+        elif 8 * ret[-1] < n:
+            ret[-1] *= 2
+        else:
+            ret[-2] *= 2
+    return ret
+
+
+def _mma_v2(op: Operation, kind: str, num_warps: int):
+    d = op.results[0].type
+    m, n = d.dims[-2:]
+    k = op.operand(0).type.dims[-1]
+    if m % 16 or n % 8 or k % instr_k(kind) or (d.rank == 3 and d.dims[0] & (d.dims[0] - 1)):
+        return 0, None
+    return 2, NvidiaMmaEncoding(2, 0, mma_v2_warps(d.dims, num_warps), [16, 8] if d.rank == 2
+                                else [1, 16, 8])
+
+
 def mma_version(op: Operation, num_warps: int, capability: int) -> Tuple[int, object]:
-    """(3, NvidiaMmaEncoding) for wgmma, or (0, None) for the FMA path."""
+    """(3, encoding) for wgmma, (2, encoding) for mma.sync, or (0, None) for FMA."""
     a, b, d = op.operand(0).type, op.operand(1).type, op.results[0].type
     kind = tensor_core_kind(a, b, d, int(op.attr("inputPrecision", _TF32)))
-    if kind is None or capability < 90 or d.rank != 2 or num_warps % 4:
+    if kind is None or capability < 80:
         return 0, None
+    if capability < 90 or d.rank != 2 or num_warps % 4:
+        return _mma_v2(op, kind, num_warps)
     m, n = d.dims
     k = a.dims[-1]
     wm, wn = wgmma_warps(m, n, num_warps)
     if m % (16 * wm) or m < 64 or n % (8 * wn) or k % instr_k(kind):
-        return 0, None
+        return _mma_v2(op, kind, num_warps)
     n_per = n // wn
     instr_n = next(x for x in range(min(256, n_per), 7, -8) if n_per % x == 0)
     if kind in ("e4m3", "e5m2", "s8") and instr_n % 16:
-        return 0, None
+        return _mma_v2(op, kind, num_warps)
     return 3, NvidiaMmaEncoding(3, 0, [wm, wn], [16, instr_n, instr_k(kind)])
 
 
@@ -187,6 +222,24 @@ def _to_wgmma(op: Operation, mma: NvidiaMmaEncoding) -> bool:
     return True
 
 
+def _to_mma_v2(op: Operation, mma: NvidiaMmaEncoding) -> None:
+    a, b, c = op.operands
+    d = op.results[0]
+    k_width = 32 // a.type.element_type.bitwidth
+    for i, v in ((0, a), (1, b)):
+        op.set_operand(i, insert_convert(v, DotOperandEncoding(i, mma, k_width), op))
+    op.set_operand(2, insert_convert(c, mma, op))
+    old = d.type
+    d.type = with_encoding(old, mma)
+    bld = Builder()
+    bld.set_insertion_point_after(op)
+    bld.loc = op.loc
+    back = bld.create1("ttg.convert_layout", [d], old)
+    for u in list(d.uses):
+        if u.owner is not back.owner_op:
+            u.set(back)
+
+
 def _to_fma(op: Operation) -> None:
     d = op.results[0].type
     parent = d.encoding
@@ -206,6 +259,9 @@ def accelerate_matmul(module: Operation) -> int:
         version, mma = mma_version(op, num_warps, cap)
         if version == 3 and _to_wgmma(op, mma):
             n += 1
+            continue
+        if version == 2:
+            _to_mma_v2(op, mma)
             continue
         _to_fma(op)
     return n

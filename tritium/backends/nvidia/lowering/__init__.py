@@ -7,7 +7,8 @@ elementwise (arith/math/casts/fp8), memory (loads/stores/atomics), shape (make_r
 splat, broadcast, expand_dims, trans/reshape/join/split/cat), convert_layout, reduce, scan,
 control (scf), misc (program ids, print, assert, calls, gather, histogram, functions),
 shared_mem (local_alloc/load/store, memdesc views, async-proxy fences), dot_wgmma
-(warp_group_dot and its wait), dot_fma (tt.dot on the FMA units).
+(warp_group_dot and its wait), dot_mma (tt.dot on mma.sync, and the tt.dot dispatch),
+dot_fma (tt.dot on the FMA units).
 The input must satisfy docs/ttgir-contract.md.
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Dict, Tuple
 from ....ir.core import Operation, module_body
 from . import context  # noqa: F401
 from . import elementwise, memory, shape, convert_layout, reduce, scan, control, misc  # noqa: F401
-from . import shared_mem, dot_wgmma, dot_fma  # noqa: F401
+from . import shared_mem, dot_wgmma, dot_fma, dot_mma  # noqa: F401
 from .context import HANDLERS, LoweringError, ModuleContext
 
 __all__ = ["make_llir", "LoweringError", "HANDLERS", "shared_bytes"]

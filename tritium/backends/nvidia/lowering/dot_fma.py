@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, Tuple
 
-from .context import REG, FunctionContext, LoweringError, elem_type, is_float, lowers, ltype
+from .context import REG, FunctionContext, LoweringError, elem_type, is_float, ltype
 
 
 def _by_coords(ll) -> Dict[Tuple[int, ...], int]:
@@ -21,13 +21,12 @@ def _by_coords(ll) -> Dict[Tuple[int, ...], int]:
     return out
 
 
-@lowers("tt.dot")
-def _dot_fma(ctx: FunctionContext, op) -> None:
+def lower_fma(ctx: FunctionContext, op) -> None:
     a, b, c = op.operands
     d_t = op.results[0].type
     enc_a = a.type.encoding
-    if type(enc_a).__name__ != "DotOperandEncoding" or type(enc_a.parent).__name__ == "NvidiaMmaEncoding":
-        raise LoweringError("tt.dot reached the lowering without FMA operand layouts "
+    if type(enc_a).__name__ != "DotOperandEncoding":
+        raise LoweringError("tt.dot reached the lowering without dot operand layouts "
                             "(run tritongpu-accelerate-matmul)")
     rank = d_t.rank
     K = a.type.dims[-1]
