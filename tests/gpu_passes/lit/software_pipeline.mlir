@@ -1,10 +1,11 @@
 // RUN: tritium-opt %s -p 'tritongpu-accelerate-matmul,tritongpu-remove-layout-conversions,tritongpu-pipeline{num-stages=3}' | FileCheck %s
 
-// num_stages = 3: loads run two iterations ahead as cp.async copies into 4-slot rings (the
-// extra slot lets one wgmma group stay in flight), the accumulator is carried in the wgmma
-// layout, and the loop drains copies and wgmma groups after it.
-// CHECK: %[[RA:.*]] = "ttg.local_alloc"() {{.*}}-> !ttg.memdesc<4x128x64xf16, #{{.*}}, #smem, mutable>
-// CHECK: %[[RB:.*]] = "ttg.local_alloc"() {{.*}}-> !ttg.memdesc<4x64x128xf16, #{{.*}}, #smem, mutable>
+// num_stages = 3: loads run two iterations ahead as cp.async copies into 3-slot rings, one
+// wgmma group stays in flight (a barrier after its wait frees the slot the refill
+// overwrites), the accumulator is carried in the wgmma layout, and the loop drains copies
+// and wgmma groups after it.
+// CHECK: %[[RA:.*]] = "ttg.local_alloc"() {{.*}}-> !ttg.memdesc<3x128x64xf16, #{{.*}}, #smem, mutable>
+// CHECK: %[[RB:.*]] = "ttg.local_alloc"() {{.*}}-> !ttg.memdesc<3x64x128xf16, #{{.*}}, #smem, mutable>
 // CHECK: "ttg.async_copy_global_to_local"
 // CHECK: "ttg.async_copy_global_to_local"
 // CHECK: "ttg.async_commit_group"
@@ -17,6 +18,7 @@
 // CHECK-NEXT: %[[VB:.*]] = "ttg.memdesc_index"(%[[RB]], %[[EXT]]) :
 // CHECK: %[[D:.*]] = "ttng.warp_group_dot"(%[[VA]], %[[VB]], %{{.*}}) {{.*}}isAsync = true
 // CHECK-NEXT: %[[W:.*]] = "ttng.warp_group_dot_wait"(%[[D]]) {pendings = 1 : i32}
+// CHECK-NEXT: "ttg.barrier"
 // CHECK: "ttg.async_copy_global_to_local"
 // CHECK: "ttg.async_copy_global_to_local"
 // CHECK: "ttg.async_commit_group"

@@ -6,17 +6,18 @@ option): each such load becomes a `ttg.async_copy_global_to_local` (cp.async, ze
 for masked elements) into a ring of shared-memory slots, issued D = S-1 iterations ahead:
 
     prologue   copies for iterations 0..D-1 (each predicated on lb + s*step < ub), commit
-    loop i     async_wait(D-1)  -> the copies of iteration i have landed
+    loop i     async_wait(D-1)  -> the copies of iteration i have landed (+ barrier)
                wgmma on slot i % NB (async: wgmma(i-1) is waited for after wgmma(i) issues)
-               copies for iteration i+D into slot (i+D) % NB, commit
+               barrier, copies for iteration i+D into slot (i+D) % NB, commit
     after      async_wait(0), warp_group_dot_wait(0) on the accumulators
 
 The loop-carried values the loads' addresses come from (pointer tensors advanced by
 loop-invariant steps) are carried D iterations ahead: the prologue runs their advance D
-times. With async wgmma the slot being refilled must not be the one wgmma(i-1) of another
-warpgroup may still read, so the ring has NB = S+1 slots; when that does not fit in shared
-memory it has S slots and the dots stay synchronous. Loops that do not match the pattern
-are left alone (and still run correctly).
+times. The ring has NB = S slots, so the slot refilled in iteration i is the one wgmma(i-1)
+read: with async wgmma a barrier after the `warp_group_dot_wait(1)` of every warpgroup
+orders the refill after all those reads (synchronous dots finished before the barrier at
+the top of the iteration). Loops that do not match the pattern are left alone (and still
+run correctly).
 """
 from __future__ import annotations
 
@@ -152,8 +153,8 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     D = num_stages - 1
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
                      for c in cands)
-    is_async = _async_ok(loop, cands) and tile_bytes * (num_stages + 1) <= SMEM_BUDGET
-    NB = num_stages + 1 if is_async else num_stages
+    is_async = _async_ok(loop, cands)
+    NB = num_stages
     if tile_bytes * NB > SMEM_BUDGET:
         return False
     _rewrite(loop, cands, addr_ops, carried, advance, D, NB, is_async)
@@ -255,6 +256,9 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, is_async) -> None:
                     u.set(w.results[0])
             last = w
         ib.set_insertion_point_after(last)
+        # The slot refilled next was read by wgmma(i-1): each warpgroup has now waited for
+        # its own; the barrier makes sure every warpgroup has.
+        ib.create("ttg.barrier", [], [])
     ahead = ib.create1("arith.addi", [iv, ib.create1("arith.muli", [step, ib.constant(D, ity)],
                                                         ity)], ity)
     pred = ib.create1("arith.cmpi", [ahead, new.operand(1)], T.IntegerType(1), {"predicate": i64_attr(2)})

@@ -195,7 +195,6 @@ def _async_commit(ctx: FunctionContext, op) -> None:
 @lowers("ttg.async_wait")
 def _async_wait(ctx: FunctionContext, op) -> None:
     """Wait for this thread's copies, then make every thread's copies visible to the whole
-    block, the tensor cores' async proxy included."""
+    block. (cp.async writes need no proxy fence before wgmma reads them, unlike st.shared.)"""
     ctx.e.asm("void", f"cp.async.wait_group {int(op.attr('num', 0))};", "", [], side_effects=True)
-    fence_async_shared(ctx)
     ctx.barrier()
