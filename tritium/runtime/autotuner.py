@@ -228,7 +228,7 @@ class Autotuner(KernelInterface):
             return [float("inf")] * 3
 
     def _benchmark(self, key, args, kwargs, configs: List[Config]) -> None:
-        self._failures: Dict[Config, BaseException] = {}
+        self._failures = {}
         progress = _Progress(self.base_fn.__name__, len(configs))
         start = time.time()
         timings = {}

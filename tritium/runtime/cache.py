@@ -28,6 +28,7 @@ import uuid
 from typing import Dict, Optional
 
 from . import knobs
+from .errors import TritonError
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")
 # Environment variables that change the generated code.
@@ -223,6 +224,8 @@ def compile_cached(backend, fn, specialization, options):
         else:
             try:
                 product = run(product, options)
+            except TritonError:
+                raise  # PTXASError, OutOfResources: callers (autotuners) catch these by class
             except Exception as e:
                 prev = _previous(stage)
                 raise StageError(stage, name, e, _keep_for_repro(fname, prev, asm[prev])) from e
