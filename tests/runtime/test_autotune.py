@@ -462,3 +462,21 @@ def test_upstream_attributes_and_config_identity(rng):
     np.testing.assert_allclose(y2, 2 * x[:40], rtol=1e-6)
     with pytest.raises(TypeError, match="heuristics"):
         triton.heuristics({"BLOCK": 64})(scale)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("use_cuda_graph", [False, True])
+def test_on_the_gpu_reset_to_zero_with_event_and_graph_timers(use_cuda_graph):
+    if not torch.cuda.is_available():
+        pytest.skip("needs torch with CUDA")
+    n = 3000
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    kw = {"use_cuda_graph": True, "rep": 5} if use_cuda_graph else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        tuned = triton.autotune(CONFIGS, key=["n"], reset_to_zero=["y_ptr"], **kw)(accumulate)
+    tuned[grid(n)](x, y, n)
+    torch.testing.assert_close(y, x, rtol=0, atol=0)
+    assert tuned.best_config in CONFIGS and all(
+        0 < t[0] < float("inf") for t in tuned.configs_timings.values())
