@@ -4,6 +4,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 import tritium as triton
 import tritium.language as tl
@@ -38,6 +39,12 @@ def test_compat_install_makes_triton_resolve_to_tritium(tmp_path):
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    """Autotuning results persist by default: keep them out of the user's cache."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @triton.jit
@@ -78,9 +85,11 @@ def test_autotune_with_real_timer_and_prune(rng):
         pruned.append(len(configs))
         return configs[:1]
 
-    tuned = triton.autotune(configs=[triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 256})],
-                            key=["n"], prune_configs_by={"early_config_prune": prune},
-                            warmup=1, rep=1)(scale_kernel)
+    with pytest.warns(DeprecationWarning, match="warmup, rep"):  # as upstream
+        tuned = triton.autotune(configs=[triton.Config({"BLOCK": 32}),
+                                         triton.Config({"BLOCK": 256})],
+                                key=["n"], prune_configs_by={"early_config_prune": prune},
+                                warmup=1, rep=1)(scale_kernel)
     x = rng.standard_normal(300).astype(np.float32)
     y = np.zeros_like(x)
     tuned[lambda m: (triton.cdiv(300, m["BLOCK"]),)](x, y, 300, -1.0)

@@ -8,7 +8,8 @@ def __getattr__(name):
     if name == "JITFunction":
         from ..frontend.jit import JITFunction
         return JITFunction
-    if name in ("OutOfResources", "InterpreterError", "PTXASError", "TritonError"):
+    if name in ("OutOfResources", "InterpreterError", "PTXASError", "TritonError",
+                "AutotunerError"):
         from . import errors
         return getattr(errors, name)
     if name == "driver":

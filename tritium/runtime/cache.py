@@ -28,6 +28,7 @@ import uuid
 from typing import Dict, Optional
 
 from . import knobs
+from .errors import TritonError
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")
 # Environment variables that change the generated code.
@@ -143,6 +144,30 @@ class FileCache:
         return meta
 
 
+def get_file(key: str, filename: str) -> Optional[str]:
+    """Path of `<cache dir>/<key>/<filename>` if it is there (upstream's cache-manager
+    layout for single files, e.g. autotuning results)."""
+    path = os.path.join(knobs.cache_dir(), key, filename)
+    return path if os.path.isfile(path) else None
+
+
+def put_file(key: str, filename: str, data) -> None:
+    """Write `<cache dir>/<key>/<filename>` atomically (a private temporary file renamed
+    into place); best effort, like `FileCache.store`."""
+    d = os.path.join(knobs.cache_dir(), key)
+    tmp = os.path.join(d, f"tmp.pid_{os.getpid()}_{uuid.uuid4().hex}")
+    try:
+        os.makedirs(d, exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(_bytes(data))
+        os.replace(tmp, os.path.join(d, filename))
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
 def _dump(key: str, name: str, stage: str, data) -> None:
     d = os.path.join(knobs.dump_dir(), dir_name(key))
     os.makedirs(d, exist_ok=True)
@@ -199,6 +224,8 @@ def compile_cached(backend, fn, specialization, options):
         else:
             try:
                 product = run(product, options)
+            except TritonError:
+                raise  # PTXASError, OutOfResources: callers (autotuners) catch these by class
             except Exception as e:
                 prev = _previous(stage)
                 raise StageError(stage, name, e, _keep_for_repro(fname, prev, asm[prev])) from e

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["TritonError", "OutOfResources", "PTXASError", "InterpreterError"]
+__all__ = ["TritonError", "OutOfResources", "PTXASError", "InterpreterError", "AutotunerError"]
 
 
 class TritonError(Exception):
@@ -55,6 +55,20 @@ class PTXASError(TritonError):
 
 class InterpreterError(TritonError):
     """An exception raised by a kernel body while the CPU interpreter ran it."""
+
+    def __init__(self, error_message: Optional[str] = None):
+        self.error_message = error_message
+        super().__init__(error_message)
+
+    def __str__(self) -> str:
+        return self.error_message or ""
+
+    def __reduce__(self):
+        return (type(self), (self.error_message,))
+
+
+class AutotunerError(TritonError):
+    """The autotuner has nothing to run: pruning left no config, or every config failed."""
 
     def __init__(self, error_message: Optional[str] = None):
         self.error_message = error_message

@@ -56,3 +56,21 @@ def debug() -> bool:
 
 def allow_non_constexpr_globals() -> bool:
     return _flag("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS")
+
+
+def autotuning_print() -> bool:
+    """TRITON_PRINT_AUTOTUNING=1: print each config tried and the one chosen (to stdout)."""
+    return _flag("TRITON_PRINT_AUTOTUNING")
+
+
+def autotuning_cache() -> bool:
+    """TRITON_CACHE_AUTOTUNING: keep autotuning results on disk. Upstream's default is off;
+    tritium's is on (=0 turns it off), so a second process does not benchmark again."""
+    return os.environ.get("TRITON_CACHE_AUTOTUNING", "1").lower() in ("1", "true", "on", "yes")
+
+
+def autotuning_progress():
+    """TRITIUM_AUTOTUNE_PROGRESS=1/0 forces the progress line on stderr on/off; unset (None)
+    shows it only when stderr is a terminal."""
+    v = os.environ.get("TRITIUM_AUTOTUNE_PROGRESS", "")
+    return None if v == "" else v.lower() in ("1", "true", "on", "yes")

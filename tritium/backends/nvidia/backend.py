@@ -87,7 +87,8 @@ class CUDAKernel:
         from . import driver
         from .launcher import make_launcher
         self.module, self.function, self.n_regs, self.n_spills = driver.load_binary(
-            self.name, self.asm["cubin"], self.metadata["shared"], driver.get_current_device())
+            self.name, self.asm["cubin"], self.metadata["shared"], driver.get_current_device(),
+            num_threads=self.metadata["num_warps"] * 32)
         self._launch = make_launcher(self.signature, scratch=self.metadata.get("scratch_args", 0))
         self._num_warps = self.metadata["num_warps"]
         self._shared = self.metadata["shared"]

@@ -211,12 +211,15 @@ def get_device_arch(device: Optional[int] = None) -> str:
     return f"sm_{c}a" if c >= 90 else f"sm_{c}"
 
 
-def load_binary(name: str, kernel, shared: int = 0, device: Optional[int] = None):
+def load_binary(name: str, kernel, shared: int = 0, device: Optional[int] = None,
+                num_threads: Optional[int] = None):
     """Load a cubin (bytes) or PTX (str, JIT-compiled by the driver) and find kernel `name`.
 
     Returns (module, function handle as int, registers, spills). Raises
     OutOfResources before anything is loaded when `shared` bytes of shared
-    memory exceed what one block may opt in to on this device.
+    memory exceed what one block may opt in to on this device, and after loading
+    when the kernel's registers leave room for fewer than `num_threads` threads
+    per block (the launch would fail with "too many resources requested").
     """
     mod = cuda()
     if device is None:
@@ -231,6 +234,12 @@ def load_binary(name: str, kernel, shared: int = 0, device: Optional[int] = None
     F = mod.CUfunction_attribute
     n_regs = check(mod.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_NUM_REGS, function))
     n_spills = check(mod.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, function)) // 4
+    if num_threads is not None:
+        max_threads = check(mod.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                                   function))
+        if num_threads > max_threads:
+            check(mod.cuModuleUnload(module))
+            raise OutOfResources(num_threads, max_threads, "threads")
     if shared > 49152 and limit is not None:
         # Blocks get 48 KB of dynamic shared memory unless the function opts
         # in to more; allow everything the device offers beside the static part.

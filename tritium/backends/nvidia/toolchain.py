@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
-from tritium.runtime.errors import PTXASError
+from tritium.runtime.errors import OutOfResources, PTXASError
 
 __all__ = [
     "find_tool", "find_ptxas", "find_cuobjdump", "set_tool_path", "tool_version",
@@ -244,6 +244,18 @@ def _failure_reason(returncode: int) -> str:
     return f"ptxas failed with exit code {returncode}"
 
 
+_TOO_MUCH_SHARED = re.compile(r"uses too much shared data \((0x[0-9a-fA-F]+) bytes, (0x[0-9a-fA-F]+) max\)")
+
+
+def _out_of_resources(log: str) -> Optional[OutOfResources]:
+    """ptxas refusing a kernel for its static shared memory is a resource limit, which
+    autotuners skip by catching OutOfResources, not a codegen error."""
+    m = _TOO_MUCH_SHARED.search(log)
+    if m is None:
+        return None
+    return OutOfResources(int(m.group(1), 16), int(m.group(2), 16), "shared memory")
+
+
 def make_cubin(ptx: str, arch: str = "sm_90a", opt: Optional[int] = None, *,
                enable_fp_fusion: bool = True, lineinfo: bool = True, maxnreg: Optional[int] = None,
                options=(), ptxas: Optional[str] = None) -> Tuple[bytes, CubinInfo]:
@@ -280,6 +292,10 @@ def make_cubin(ptx: str, arch: str = "sm_90a", opt: Optional[int] = None, *,
     log = (proc.stdout or "") + (proc.stderr or "")
     repro = " ".join(shlex.quote(c) for c in cmd)
     if proc.returncode != 0:
+        oor = _out_of_resources(log)
+        if oor is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise oor
         # Keep the directory: the PTX is the one artefact needed to report or
         # debug the failure, and the message tells where it is.
         raise PTXASError(f"{_failure_reason(proc.returncode)}\n`ptxas` output:\n{log.rstrip()}\n"
