@@ -26,10 +26,20 @@ ALIASES = {
     "triton.testing": "tritium.testing",
     "triton.runtime": "tritium.runtime",
     "triton.runtime.jit": "tritium.frontend.jit",
-    "triton.runtime.autotuner": "tritium.runtime.autotuner",
+    "triton.runtime.autotuner": "tritium.frontend.autotuner",
+    "triton.runtime.driver": "tritium.runtime.driver",
+    "triton.runtime.cache": "tritium.runtime.cache",
     "triton.runtime.errors": "tritium.runtime.errors",
     "triton.compiler": "tritium.compiler",
-    "triton.compiler.errors": "tritium.frontend.errors",
+    "triton.compiler.compiler": "tritium.compiler.compiler",
+    "triton.compiler.errors": "tritium.compiler.errors",
+    "triton.backends": "tritium.backends",
+    "triton.backends.compiler": "tritium.backends.compiler",
+    "triton.backends.driver": "tritium.backends.driver",
+    "triton.backends.nvidia": "tritium.backends.nvidia",
+    "triton.backends.nvidia.compiler": "tritium.backends.nvidia.compiler",
+    "triton.backends.nvidia.driver": "tritium.backends.nvidia.driver",
+    "triton.tools": "tritium.tools",
 }
 
 

@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
-from tritium.runtime.errors import PTXASError
+from tritium.errors import PTXASError
 
 __all__ = [
     "find_tool", "find_ptxas", "find_cuobjdump", "set_tool_path", "tool_version",

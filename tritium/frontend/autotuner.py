@@ -87,8 +87,8 @@ class Autotuner(KernelInterface):
         return configs
 
     def _bench(self, *args, config: Config, **meta) -> float:
-        from ..frontend.errors import CompileTimeAssertionFailure
-        from .errors import OutOfResources, PTXASError
+        from ..compiler.errors import CompileTimeAssertionFailure
+        from ..errors import OutOfResources, PTXASError
         conflicts = set(meta) & set(config.kwargs)
         if conflicts:
             raise ValueError(f"Conflicting meta-parameters: {', '.join(sorted(conflicts))}. "
