@@ -29,10 +29,36 @@ class CPUOptions:
         return sorted(self.__dict__.items())
 
 
+class NoUsage(int):
+    """0, for a GPU resource (registers, shared memory) a CPU program does not use. Code
+    written for GPUs sizes grids by dividing a device's capacity by a kernel's usage
+    (upstream's tutorial 02: `SIZE_SMEM // kernel.metadata.shared`); divided by `NoUsage`
+    a capacity gives a bound too large to ever limit, instead of ZeroDivisionError."""
+    UNBOUNDED = 1 << 31
+
+    def __new__(cls):
+        return super().__new__(cls, 0)
+
+    def __mul__(self, other):
+        return self if isinstance(other, int) else int.__mul__(self, other)
+
+    __rmul__ = __mul__
+
+    def __rfloordiv__(self, other):
+        return self.UNBOUNDED
+
+    def __rtruediv__(self, other):
+        return float("inf")
+
+    def __repr__(self) -> str:
+        return "0"
+
+
 def make_ttir(module, metadata, options):
     """The TTIR stage: inline, canonicalize, combine, CSE, LICM, ... (upstream's order)."""
     from ...passes import make_ttir_pipeline
     make_ttir_pipeline().run(module)
+    metadata["shared"] = NoUsage()
     return module
 
 

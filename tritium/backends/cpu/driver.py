@@ -8,15 +8,17 @@ import time
 
 from ..compiler import GPUTarget
 from ..driver import DriverBase
+from .compiler import NoUsage
 
 
 class _Utils:
     def load_binary(self, name, kernel, shared=0, device=0):
-        """(module, function, n_regs, n_spills, n_max_threads): the CPU keeps no registers."""
+        """(module, function, n_regs, n_spills, n_max_threads): a CPU program holds no GPU
+        registers (`NoUsage`: 0, which grid-sizing code can divide by)."""
         if isinstance(kernel, (str, bytes)):
             from ...ir.parser import parse_module
             kernel = parse_module(kernel.decode() if isinstance(kernel, bytes) else kernel)
-        return kernel, (kernel, name), 0, 0, 1 << 30
+        return kernel, (kernel, name), NoUsage(), 0, 1 << 30
 
     def get_device_properties(self, device=None):
         return {"max_shared_mem": 0, "multiprocessor_count": os.cpu_count() or 1,
