@@ -111,10 +111,11 @@ class CompiledKernel:
         from ..runtime.driver import driver_for_target
         drv = driver_for_target(self.metadata.target)
         device = drv.get_current_device()
-        self._run = drv.launcher_cls(self.src, self.metadata)
+        run = drv.launcher_cls(self.src, self.metadata)
         self.module, self.function, self.n_regs, self.n_spills, self.n_max_threads = \
             drv.utils.load_binary(self.name, self.kernel, self.metadata.get("shared", 0), device)
         self._driver = drv
+        self._run = run
 
     @property
     def run(self):
@@ -150,10 +151,18 @@ class CompiledKernel:
 
     # -- the JIT's launch path ---------------------------------------------------------
     def _jit_run(self, grid, args) -> None:
-        """What `kernel[grid](...)` through `@jit` calls: the launcher's fast entry."""
+        """What `kernel[grid](...)` through `@jit` calls: the launcher's fast entry when it
+        has one (tritium's), else upstream's calling convention (a plugin's launcher)."""
         if self._run is None:
             self._init_handles()
-        self._run.launch(grid, args, self.function)
+        fast = getattr(self._run, "launch", None)
+        if fast is not None:
+            fast(grid, args, self.function)
+            return
+        stream = self._driver.get_current_stream(self._driver.get_current_device())
+        meta = self.launch_metadata(grid, stream, *args)
+        self._run(grid[0], grid[1], grid[2], stream, self.function, self.packed_metadata, meta,
+                  _enter_hook(), _exit_hook(), *args)
 
     def __repr__(self) -> str:
         return f"CompiledKernel({self.name}, target={self.metadata.target})"

@@ -57,9 +57,19 @@ def tritium_key() -> str:
 
 def kernel_key(ttir_text: str, options, target: str, backend_hash: str = "") -> str:
     env = sorted((k, os.environ.get(k, "")) for k in CACHE_INVALIDATING_ENV)
-    text = "\n".join([tritium_key(), target, backend_hash, str(options.hash_items()), str(env),
+    text = "\n".join([tritium_key(), target, backend_hash, str(_option_items(options)), str(env),
                       ttir_text])
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _option_items(options):
+    """A backend's options as sorted (name, value) pairs; a plugin's options object need
+    not have tritium's `hash_items`."""
+    if hasattr(options, "hash_items"):
+        return options.hash_items()
+    if hasattr(options, "__dataclass_fields__"):
+        return sorted((k, getattr(options, k)) for k in options.__dataclass_fields__)
+    return sorted(vars(options).items())
 
 
 def dir_name(key: str) -> str:
