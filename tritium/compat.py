@@ -3,6 +3,9 @@
     import tritium.compat
     tritium.compat.install()
     import triton, triton.language as tl     # both are tritium now
+
+Upstream's command-line modules run the same way:
+    python -m tritium.compat triton.tools.compile kernel.py -n add -s "..." -g "..."
 """
 from __future__ import annotations
 
@@ -40,6 +43,9 @@ ALIASES = {
     "triton.backends.nvidia.compiler": "tritium.backends.nvidia.compiler",
     "triton.backends.nvidia.driver": "tritium.backends.nvidia.driver",
     "triton.tools": "tritium.tools",
+    "triton.tools.compile": "tritium.tools.compile",
+    "triton.tools.link": "tritium.tools.link",
+    "triton.tools.disasm": "tritium.tools.disasm",
 }
 
 
@@ -65,3 +71,20 @@ def uninstall() -> None:
         mod = sys.modules.get(alias)
         if mod is not None and mod.__name__.startswith("tritium"):
             del sys.modules[alias]
+
+
+def run_module(argv) -> None:
+    """`python -m tritium.compat <triton module> [args]`: run an upstream module path
+    (e.g. triton.tools.compile) as `python -m` would, with the aliases installed."""
+    import runpy
+    if not argv:
+        raise SystemExit("usage: python -m tritium.compat <module, e.g. triton.tools.compile> [args]")
+    install()
+    name = argv[0]
+    sys.modules.pop(name, None)  # run fresh as __main__, not the alias already imported
+    sys.argv = list(argv)
+    runpy.run_module(name, run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    run_module(sys.argv[1:])
