@@ -158,6 +158,8 @@ def test_disasm_gives_sass(tmp_path, monkeypatch):
                 target=GPUTarget("cuda", 90, 32))
     sass = get_sass(k.asm["cubin"])
     assert "EXIT" in sass and ("LDG" in sass or "STG" in sass)
+    assert "add_kernel" in get_sass(k.asm["cubin"], fun="add_kernel")
+    assert k.asm["sass"] == sass  # CompiledKernel.asm disassembles on first access
 
 
 @pytest.mark.gpu
