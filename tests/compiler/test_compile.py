@@ -111,6 +111,23 @@ def test_edited_ptx_compiles_from_ptx_on(tmp_path):
     assert k2.n_regs > 0
 
 
+@needs_ptxas
+def test_ptx_using_shared_memory_needs_its_size(tmp_path):
+    @tritium.jit
+    def row_sum(X, Out, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(Out + tl.program_id(0), tl.sum(tl.load(X + offs), axis=0))
+
+    k = compile(ASTSource(row_sum, "*fp32, *fp32, constexpr", {"BLOCK": 1024}), target=CUDA90,
+                options={"num_warps": 8})
+    assert k.metadata.shared > 0 and "global_smem" in k.asm["ptx"]
+    path = _write(tmp_path, "row_sum.ptx", k.asm["ptx"])
+    with pytest.raises(IRSourceError, match=r"row_sum\.ptx: uses dynamic shared memory"):
+        compile(path, target=CUDA90)
+    k2 = compile(path, target=CUDA90, options={"shared": k.metadata.shared})
+    assert k2.metadata.shared == k.metadata.shared and k2.packed_metadata[2] == k.metadata.shared
+
+
 def test_ttir_file_compiles_and_runs_on_cpu(tmp_path, rng):
     k = compile(ASTSource(scale_add, SIG, {"BLOCK": 64}), target=CPU)
     path = _write(tmp_path, "k.ttir", k.asm["ttir"])

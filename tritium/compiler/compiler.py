@@ -60,6 +60,11 @@ def compile(src, target: Optional[GPUTarget] = None, options=None, _env_vars=Non
     if not isinstance(src, (ASTSource, IRSource)):
         raise TypeError(f"compile: src must be an ASTSource, an IRSource or a path to an IR "
                         f"file, got {type(src).__name__}")
+    shared = None
+    if isinstance(options, dict) and "shared" in options:
+        options = dict(options)
+        shared = int(options.pop("shared"))
+    _check_shared_is_known(src, shared)
     extra = src.parse_options()
     if extra and options is not None and not isinstance(options, dict):
         options = dict(_options_dict(options))
@@ -68,7 +73,18 @@ def compile(src, target: Optional[GPUTarget] = None, options=None, _env_vars=Non
     options = _parse(backend, options)
     stages: Dict[str, Any] = {}
     backend.add_stages(stages, options, src.language)
-    return _Compilation(src, target, backend, options, stages).run()
+    return _Compilation(src, target, backend, options, stages, shared).run()
+
+
+def _check_shared_is_known(src, shared) -> None:
+    """The shared memory a kernel needs is found while lowering TTGIR; an LLVM IR or PTX
+    file that uses dynamic shared memory must say how much (`options={"shared": bytes}`)."""
+    if shared is None and isinstance(src, IRSource) and src.ext in ("llir", "ptx") \
+            and "global_smem" in src.src:
+        from .errors import IRSourceError
+        raise IRSourceError(src.path, "uses dynamic shared memory (global_smem) but its size is "
+                            "not known: pass options={'shared': <bytes>} (the kernel's "
+                            "metadata.shared)")
 
 
 def _options_dict(options) -> Dict[str, Any]:
@@ -80,8 +96,9 @@ def _options_dict(options) -> Dict[str, Any]:
 class _Compilation:
     """One run of the stages, with the cache, dumps and overrides around them."""
 
-    def __init__(self, src, target, backend, options, stages):
+    def __init__(self, src, target, backend, options, stages, shared=None):
         self.src, self.target, self.backend, self.options = src, target, backend, options
+        self.shared = shared
         self.stages = stages
         names = list(stages)
         if src.ext not in names:
@@ -104,6 +121,8 @@ class _Compilation:
         if self.own_stage:
             product = self.stages[src.ext](product, metadata)
         asm[src.ext] = products[src.ext] = product
+        if self.shared is not None:
+            metadata["shared"] = self.shared
         metadata.setdefault("shared", 0)
         if not self.later:  # a single-stage backend: nothing worth caching on disk
             return self._dump_all(CompiledKernel(src, asm, metadata, self.backend, used, products),

@@ -102,11 +102,12 @@ class CompiledKernel:
         self.n_spills = metadata.get("n_spills")
         self.n_max_threads = None
         self._run = None
+        self._fast = None  # the launcher's `launch(grid, args, function)`, when it has one
         self._driver = None
 
     # -- loading -----------------------------------------------------------------------
     def _init_handles(self) -> None:
-        if self.module is not None:
+        if self._run is not None:
             return
         from ..runtime.driver import driver_for_target
         drv = driver_for_target(self.metadata.target)
@@ -115,6 +116,7 @@ class CompiledKernel:
         self.module, self.function, self.n_regs, self.n_spills, self.n_max_threads = \
             drv.utils.load_binary(self.name, self.kernel, self.metadata.get("shared", 0), device)
         self._driver = drv
+        self._fast = getattr(run, "launch", None)
         self._run = run
 
     @property
@@ -153,12 +155,15 @@ class CompiledKernel:
     def _jit_run(self, grid, args) -> None:
         """What `kernel[grid](...)` through `@jit` calls: the launcher's fast entry when it
         has one (tritium's), else upstream's calling convention (a plugin's launcher)."""
-        if self._run is None:
-            self._init_handles()
-        fast = getattr(self._run, "launch", None)
+        fast = self._fast
         if fast is not None:
             fast(grid, args, self.function)
             return
+        if self._run is None:
+            self._init_handles()
+            if self._fast is not None:
+                self._fast(grid, args, self.function)
+                return
         stream = self._driver.get_current_stream(self._driver.get_current_device())
         meta = self.launch_metadata(grid, stream, *args)
         self._run(grid[0], grid[1], grid[2], stream, self.function, self.packed_metadata, meta,

@@ -399,6 +399,8 @@ class CudaLauncher:
     Arguments are all of the kernel's, constexprs included (skipped by position)."""
 
     def __init__(self, src, metadata):
+        from .driver import current_stream
+        self._stream = current_stream
         signature = {}
         consts = getattr(src, "constants", {}) or {}
         for i, (name, ty) in enumerate(src.signature.items()):
@@ -408,8 +410,7 @@ class CudaLauncher:
         self.shared = metadata.get("shared", 0)
 
     def launch(self, grid, args, function) -> None:
-        from .driver import current_stream
-        self._launch(grid[0], grid[1], grid[2], current_stream(), function, self.num_warps,
+        self._launch(grid[0], grid[1], grid[2], self._stream(), function, self.num_warps,
                      self.shared, *args)
 
     def __call__(self, gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata,
