@@ -229,3 +229,12 @@ def test_own_backends_load_without_installed_metadata(monkeypatch):
     finally:
         monkeypatch.undo()
         registry.rediscover()
+
+
+def test_more_threads_than_the_device_allows_is_out_of_resources(plugins):
+    import triton
+    from triton.runtime.errors import OutOfResources
+    k = triton.compile(ASTSource(double, "*fp32, *fp32, i32, constexpr", {"BLOCK": 32}),
+                       target=GPUTarget("fakedev", 1, 16), options={"num_warps": 128})
+    with pytest.raises(OutOfResources, match="threads, Required: 2048, Hardware limit: 1024"):
+        k._init_handles()

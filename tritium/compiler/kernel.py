@@ -115,6 +115,10 @@ class CompiledKernel:
         run = drv.launcher_cls(self.src, self.metadata)
         self.module, self.function, self.n_regs, self.n_spills, self.n_max_threads = \
             drv.utils.load_binary(self.name, self.kernel, self.metadata.get("shared", 0), device)
+        threads = self.metadata.get("num_warps", 1) * self.metadata.target.warp_size
+        if self.n_max_threads is not None and threads > self.n_max_threads:
+            from ..errors import OutOfResources
+            raise OutOfResources(threads, self.n_max_threads, "threads")
         self._driver = drv
         self._fast = getattr(run, "launch", None)
         self._run = run

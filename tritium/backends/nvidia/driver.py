@@ -343,7 +343,8 @@ class _Utils:
         module, function, n_regs, n_spills = load_binary(name, kernel, shared, device)
         mod = cuda()
         F = mod.CUfunction_attribute
-        n_max = check(mod.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function))
+        handle = mod.CUfunction(int(function))  # as the launcher builds it from the int
+        n_max = check(mod.cuFuncGetAttribute(F.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, handle))
         return module, function, n_regs, n_spills, n_max
 
     def get_device_properties(self, device=None):
