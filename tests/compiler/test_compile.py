@@ -178,3 +178,10 @@ def test_signature_forms_agree():
     c = ASTSource(scale_add, {i: t for i, t in enumerate(SIG.values())}, {5: 16})
     assert a.specialization() == b.specialization() == c.specialization()
     assert a.hash() == b.hash()
+
+
+def test_triton_key_names_version_and_sources():
+    from tritium.compiler.compiler import triton_key
+    key = triton_key()
+    assert key.startswith(tritium.__version__ + "-") and re.fullmatch(r"[0-9a-f]{64}", key.split("-")[-1])
+

@@ -7,7 +7,7 @@ launch). This package imports the backends and the runtime, never the frontend: 
 `ASTSource` reaches the code generator through its `@jit` function.
 """
 from ..backends.compiler import GPUTarget  # noqa: F401
-from .compiler import compile, make_backend  # noqa: F401
+from .compiler import compile, make_backend, triton_key  # noqa: F401
 from .errors import (CompilationError, CompileTimeAssertionFailure, IRSourceError,  # noqa: F401
                      StageError, UnsupportedLanguageConstruct)
 from .kernel import AsmDict, CompiledKernel, KernelMetadata  # noqa: F401

@@ -41,6 +41,12 @@ def make_backend(target: GPUTarget) -> BaseBackend:
     return backend
 
 
+def triton_key() -> str:
+    """Upstream's key of the compiler itself (version and sources), e.g. for torch's caches."""
+    from .._version import __version__
+    return f"{__version__}-{disk_cache.tritium_key()}"
+
+
 def _parse(backend, options):
     if options is not None and not isinstance(options, dict):
         return options  # already the backend's options object (the JIT parsed it)
