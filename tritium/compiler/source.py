@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from typing import Any, Dict, Optional
+from typing import Dict
 
 from ..backends.compiler import Language
 from .errors import IRSourceError
@@ -107,7 +107,7 @@ class IRSource:
         self.ext = os.path.splitext(self.path)[1][1:]
         if self.ext not in ("ttir", "ttgir", "llir", "ptx"):
             raise IRSourceError(self.path, f"unknown IR kind '.{self.ext}' (expected .ttir, "
-                                "._ttgir, .llir or .ptx)".replace("._", "."))
+                                ".ttgir, .llir or .ptx)")
         try:
             with open(self.path) as f:
                 self.src = f.read()
@@ -129,11 +129,11 @@ class IRSource:
         except ParseError as e:
             raise IRSourceError(self.path, e.problem, e.line, e.col) from None
         funcs = [op for op in self.module.regions[0].entry.ops if op.name == "tt.func"]
-        public = [f for f in funcs if _func_attr(f, "sym_visibility") != "private"] or funcs
+        public = [f for f in funcs if f.attr("sym_visibility") != "private"] or funcs
         if not public:
             raise IRSourceError(self.path, "no tt.func in the module")
         fn = public[0]
-        self.name = _func_attr(fn, "sym_name")
+        self.name = fn.attr("sym_name")
         types = fn.regions[0].entry.args
         self.signature = {i: _type_string(a.type) for i, a in enumerate(types)}
 
@@ -144,7 +144,8 @@ class IRSource:
             raise IRSourceError(self.path, "no .entry in the PTX")
         self.name = m.group(1)
         types = re.findall(r"\.param\s+\.(\w+)", m.group(2))
-        self.signature = {i: ty for i, ty in enumerate(types)}
+        # PTX keeps no pointer types: pointers are .u64 parameters, passed as addresses.
+        self.signature = {i: _PTX_TYPES.get(ty, ty) for i, ty in enumerate(types)}
 
     def _parse_llir(self):
         m = re.search(r"define\s+(?:[\w()]+\s+)*void\s+@\"?([\w.$]+)\"?\s*\(([^)]*)\)", self.src)
@@ -152,7 +153,7 @@ class IRSource:
             raise IRSourceError(self.path, "no kernel `define void @...` in the LLVM IR")
         self.name = m.group(1)
         args = [a.strip().split()[0] for a in m.group(2).split(",") if a.strip()]
-        self.signature = {i: ty for i, ty in enumerate(args)}
+        self.signature = {i: _LLVM_TYPES.get(ty, ty) for i, ty in enumerate(args)}
 
     def hash(self) -> str:
         return hashlib.sha256(self.src.encode()).hexdigest()
@@ -169,10 +170,6 @@ class IRSource:
         return {}
 
 
-def _func_attr(op, name) -> Optional[Any]:
-    return op.attr(name)
-
-
 def _type_string(ty) -> str:
     """Upstream's signature strings ("*fp32", "i32") from MLIR types."""
     text = str(ty)
@@ -184,3 +181,8 @@ def _type_string(ty) -> str:
 
 
 _SCALAR_NAMES = {"f16": "fp16", "bf16": "bf16", "f32": "fp32", "f64": "fp64"}
+# Parameter types of PTX and LLVM IR as signature strings (what the launchers take).
+_PTX_TYPES = {"s8": "i8", "b8": "u8", "s16": "i16", "b16": "u16", "s32": "i32", "b32": "u32",
+              "s64": "i64", "b64": "u64", "f32": "fp32", "f64": "fp64"}
+_LLVM_TYPES = {"ptr": "*i8", "float": "fp32", "double": "fp64", "half": "fp16",
+               "bfloat": "bf16", "i1": "i1", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64"}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 from dataclasses import dataclass, fields
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional  # noqa: F401
 
 from ..compiler import BaseBackend, GPUTarget, Language, check_num_warps
 
