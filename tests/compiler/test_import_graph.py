@@ -4,6 +4,7 @@ the compiler and the backends. Checked on the import graph of the sources (parse
 __init__): no cycle of modules may span two of frontend / compiler / backends / runtime,
 and the backends import none of the other three."""
 import ast
+import functools
 import os
 from collections import defaultdict
 
@@ -41,6 +42,7 @@ def _targets(mod, is_pkg, node, mods):
     return [n for n in names if n in mods]
 
 
+@functools.lru_cache(maxsize=1)
 def import_graph():
     mods = _modules()
     edges = defaultdict(set)
