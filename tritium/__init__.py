@@ -8,12 +8,22 @@
 
 Or run existing Triton code unchanged: `tritium.compat.install()` before `import triton`.
 """
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402,F401
 
 from .frontend.jit import JITFunction, jit  # noqa: E402
-from .frontend.errors import CompilationError  # noqa: E402
-from .runtime.autotuner import Config, autotune, heuristics  # noqa: E402
+from .compiler.errors import CompilationError  # noqa: E402
+from .frontend import autotuner as _autotuner  # noqa: E402
+from .frontend.autotuner import Config, autotune, heuristics  # noqa: E402
 from . import language  # noqa: E402
+from . import runtime as _runtime  # noqa: E402
+
+# `triton.runtime` also names the JIT and the autotuner; they are the frontend's, so they
+# are added here rather than imported by the runtime package (which the frontend imports).
+_runtime.JITFunction = JITFunction
+_runtime.autotuner = _autotuner
+for _name in ("KernelInterface", "Autotuner", "Config", "Heuristics", "autotune", "heuristics"):
+    setattr(_runtime, _name, getattr(_autotuner, _name))
+del _name
 
 
 def cdiv(x: int, y: int) -> int:
@@ -33,6 +43,9 @@ def __getattr__(name):
     import importlib
     if name in ("testing", "compat", "runtime", "compiler", "tools", "backends", "passes", "ir"):
         return importlib.import_module(f".{name}", __name__)
+    if name == "compile":
+        from .compiler import compile
+        return compile
     if name in ("OutOfResources", "TritonError", "InterpreterError"):
         from .runtime import errors
         return getattr(errors, name)

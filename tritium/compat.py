@@ -3,6 +3,9 @@
     import tritium.compat
     tritium.compat.install()
     import triton, triton.language as tl     # both are tritium now
+
+Upstream's command-line modules run the same way:
+    python -m tritium.compat triton.tools.compile kernel.py -n add -s "..." -g "..."
 """
 from __future__ import annotations
 
@@ -26,10 +29,23 @@ ALIASES = {
     "triton.testing": "tritium.testing",
     "triton.runtime": "tritium.runtime",
     "triton.runtime.jit": "tritium.frontend.jit",
-    "triton.runtime.autotuner": "tritium.runtime.autotuner",
+    "triton.runtime.autotuner": "tritium.frontend.autotuner",
+    "triton.runtime.driver": "tritium.runtime.driver",
+    "triton.runtime.cache": "tritium.runtime.cache",
     "triton.runtime.errors": "tritium.runtime.errors",
     "triton.compiler": "tritium.compiler",
-    "triton.compiler.errors": "tritium.frontend.errors",
+    "triton.compiler.compiler": "tritium.compiler.compiler",
+    "triton.compiler.errors": "tritium.compiler.errors",
+    "triton.backends": "tritium.backends",
+    "triton.backends.compiler": "tritium.backends.compiler",
+    "triton.backends.driver": "tritium.backends.driver",
+    "triton.backends.nvidia": "tritium.backends.nvidia",
+    "triton.backends.nvidia.compiler": "tritium.backends.nvidia.compiler",
+    "triton.backends.nvidia.driver": "tritium.backends.nvidia.driver",
+    "triton.tools": "tritium.tools",
+    "triton.tools.compile": "tritium.tools.compile",
+    "triton.tools.link": "tritium.tools.link",
+    "triton.tools.disasm": "tritium.tools.disasm",
 }
 
 
@@ -55,3 +71,20 @@ def uninstall() -> None:
         mod = sys.modules.get(alias)
         if mod is not None and mod.__name__.startswith("tritium"):
             del sys.modules[alias]
+
+
+def run_module(argv) -> None:
+    """`python -m tritium.compat <triton module> [args]`: run an upstream module path
+    (e.g. triton.tools.compile) as `python -m` would, with the aliases installed."""
+    import runpy
+    if not argv:
+        raise SystemExit("usage: python -m tritium.compat <module, e.g. triton.tools.compile> [args]")
+    install()
+    name = argv[0]
+    sys.modules.pop(name, None)  # run fresh as __main__, not the alias already imported
+    sys.argv = list(argv)
+    runpy.run_module(name, run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    run_module(sys.argv[1:])

@@ -390,7 +390,8 @@ class Mark:
             rows.append(xs + means)
             lows.append(mins)
             highs.append(maxs)
-        columns = x_names + list(bench.line_names)
+        # Upstream names each line's column after its line and the y unit: "Triton (GB/s)".
+        columns = x_names + [f"{name} ({bench.ylabel})" for name in bench.line_names]
         if diff_col and len(columns) == 2:
             columns.append("Diff")
             rows = [r + [r[1] - r[0]] for r in rows]

@@ -140,22 +140,18 @@ def _record(kernel, args, meta) -> None:
                          str(sorted((k, str(v)) for k, v in extra.items()))))
 
 
-_CUDA = None
 _COMPILED: set = set()
 
 
 def _compile_for_gpu(kernel, args, meta) -> None:
     """COMPILE_ONLY: the NVIDIA stages for this launch's GPU specialisation (sm_90a), once."""
-    global _CUDA
-    from tritium.backends.nvidia.backend import CUDABackend
-    if _CUDA is None:
-        _CUDA = CUDABackend()
-        _CUDA._capability = 90   # no device to ask: the H100's
+    from tritium.compiler import ASTSource, GPUTarget, compile, make_backend
+    target = GPUTarget("cuda", 90, 32)  # no device to ask: the H100's
     spec, extra = _gpu_specialisation(kernel, args, meta)
-    options = _CUDA.parse_options(extra, kernel)
+    options = make_backend(target).parse_options(extra)
     key = (id(kernel), str(spec), str(options))
     if key not in _COMPILED:
-        _CUDA.compile(kernel, spec, options)
+        compile(ASTSource.from_specialization(kernel, spec), target=target, options=options)
         _COMPILED.add(key)
 
 

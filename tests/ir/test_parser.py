@@ -515,9 +515,10 @@ module attributes {"ttg.num-warps" = 4 : i32} {
     assert "#blocked1 = #ttg.blocked<{sizePerThread = [4]" in out
     assert "#mma = #ttg.nvidia_mma<" in out
     assert "tensor<32xf32, #blocked1>" in out and "-> tensor<32x32xf32, #mma>" in out
-    # a type this IR does not model keeps its text, aliases expanded
+    # shared-memory descriptors are modelled: shape, element, encoding, mutability
     memdesc = next(op for op in m.walk() if op.name == "ttg.local_alloc").results[0].type
-    assert isinstance(memdesc, OpaqueType) and "#ttg.shared_memory, mutable>" in str(memdesc)
+    assert isinstance(memdesc, T.MemDescType) and memdesc.mutable and memdesc.dims == (32, 32)
+    assert "#smem, mutable>" in out and "#smem = #ttg.shared_memory" in out
     enc = next(op for op in m.walk() if op.name == "ttg.convert_layout").results[0].type.encoding
     try:
         from tritium.gpu.layouts import parse_layout_attr  # noqa: F401

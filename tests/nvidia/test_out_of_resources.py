@@ -114,42 +114,18 @@ def _copy(X, Y, n, BLOCK: tl.constexpr):
     tl.store(Y + offs, tl.load(X + offs, mask=offs < n), mask=offs < n)
 
 
-class _StagesThatFail:
-    """Backend stages ending in a chosen error from ptxas' stage."""
-
-    name = "cuda"
-
-    def __init__(self, error):
-        self.error = error
-
-    def hash(self):
-        return "fake"
-
-    def make_ttir(self, fn, specialization, options):
-        from tritium.frontend.compiler import make_ttir
-        return make_ttir(fn, specialization, options)
-
-    def make_ttgir(self, module, options):
-        return module
-
-    def make_llir(self, module, options):
-        return "llir"
-
-    def make_ptx(self, llir, options):
-        return "ptx"
-
-    def make_cubin(self, ptx, options):
-        raise self.error
-
-
 @pytest.mark.parametrize("error", [OutOfResources(300000, 232448, "shared memory"),
                                    PTXASError("ptxas failed")], ids=["oor", "ptxas"])
 def test_compile_passes_resource_and_ptxas_errors_through(error, tmp_path, monkeypatch):
-    from tritium.backends.nvidia.backend import CUDAOptions
-    from tritium.runtime.cache import compile_cached
+    from tritium.backends.compiler import GPUTarget
+    from tritium.backends.nvidia import toolchain
+    from tritium.compiler import ASTSource, compile
+
+    def fail(*args, **kwargs):
+        raise error
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    x = np.ones(8, np.float32)
-    _, spec, _ = _copy.bind(x, x, 8, BLOCK=8)
+    monkeypatch.setattr(toolchain, "make_cubin", fail)
+    src = ASTSource(_copy, {"X": "*fp32", "Y": "*fp32", "n": "i32"}, {"BLOCK": 8})
     with pytest.raises(type(error)) as exc:
-        compile_cached(_StagesThatFail(error), _copy, spec, CUDAOptions())
+        compile(src, target=GPUTarget("cuda", 90, 32))
     assert exc.value is error  # not wrapped in StageError: autotuners catch it by class

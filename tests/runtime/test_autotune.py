@@ -14,7 +14,7 @@ import torch
 import tritium as triton
 import tritium.language as tl
 from tritium.frontend.errors import CompileTimeAssertionFailure
-from tritium.runtime.autotuner import Autotuner, Heuristics
+from tritium.frontend.autotuner import Autotuner, Heuristics
 from tritium.runtime.errors import AutotunerError, OutOfResources, PTXASError
 
 CONFIGS = [triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64}, num_warps=2),

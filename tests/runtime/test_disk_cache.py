@@ -1,6 +1,7 @@
-"""The on-disk kernel cache (`tritium.runtime.cache.compile_cached`), driven by a fake backend.
+"""The on-disk kernel cache, as the compiler driver (`tritium.compiler.compile`) uses it,
+driven by a fake backend.
 
-The frontend is real (`make_ttir` on real `@jit` kernels) so the key is computed from real
+The frontend is real (the TTIR stage of real `@jit` kernels) so the key is computed from real
 TTIR; the later stages are fakes that derive deterministic text from their input and count
 their calls, so a test can tell a compile from a load without a GPU or ptxas.
 """
@@ -21,9 +22,10 @@ import pytest
 
 import tritium
 import tritium.language as tl
-from tritium.backends.nvidia.backend import CUDAOptions, StageError
+from tritium.backends.compiler import GPUTarget
+from tritium.backends.nvidia.backend import CUDABackend, CUDAOptions
+from tritium.compiler import ASTSource, StageError, compile
 from tritium.runtime import cache as disk_cache
-from tritium.runtime.cache import compile_cached
 
 SPEC = (("*fp32", "D"), ("i32", ""), ("constexpr", 64))
 STAGE_FILES = ("ttir", "ttgir", "llir", "ptx", "cubin")
@@ -51,12 +53,11 @@ class _PtxasInfo:
     spills = 0
 
 
-class FakeBackend:
-    """CUDABackend's stage methods, with outputs that are pure functions of their inputs."""
-
-    capability = 90
+class FakeBackend(CUDABackend):
+    """CUDABackend with fake stage methods, whose outputs are pure functions of their inputs."""
 
     def __init__(self, fail_at=None, delay=0.0, tools="ptxas 13.5"):
+        super().__init__(GPUTarget("cuda", 90, 32))
         self.calls = collections.Counter()
         self.tools = tools
         self.fail_at = fail_at
@@ -70,10 +71,9 @@ class FakeBackend:
         if stage == self.fail_at:
             raise RuntimeError(f"fake {stage} failure")
 
-    def make_ttir(self, fn, specialization, options):
-        from tritium.frontend.compiler import make_ttir
+    def make_ttir(self, module, metadata, options):
         self.calls["ttir"] += 1
-        return make_ttir(fn, specialization, options)
+        return super().make_ttir(module, metadata, options)
 
     def make_ttgir(self, module, options):
         self._enter("ttgir")
@@ -114,7 +114,12 @@ def clean_env(tmp_path, monkeypatch):
 
 def _compile(backend=None, fn=cached_kernel, spec=SPEC, options=None):
     backend = backend or FakeBackend()
-    return compile_cached(backend, fn, spec, options or CUDAOptions()), backend
+    return _compile_with(backend, fn, spec, options or CUDAOptions()), backend
+
+
+def _compile_with(backend, fn, spec, options):
+    return compile(ASTSource.from_specialization(fn, spec), target=backend.target,
+                   options=options, backend=backend)
 
 
 def _entries(root):
@@ -155,7 +160,7 @@ def test_miss_runs_every_stage_once_then_hit_loads(tmp_path):
     assert b2.calls == {"ttir": 1}  # only the frontend ran
     assert dict(k2.asm) == dict(k1.asm)
     assert k2.metadata == k1.metadata
-    assert k2.signature == k1.signature == {"X": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+    assert k2.src.signature == k1.src.signature == {"X": "*fp32", "n": "i32", "BLOCK": "constexpr"}
     assert _entries(tmp_path / "cache") == [disk_cache.dir_name(k1.metadata["hash"])]
 
 
@@ -226,11 +231,8 @@ def test_key_depends_on_the_backends_hash():
 
 
 def test_cuda_backend_hash_names_device_and_tools():
-    from tritium.backends.nvidia.backend import CUDABackend
-    b = CUDABackend()
-    b._capability = 90
-    h90 = b.hash()
-    b._capability = 80
+    h90 = CUDABackend(GPUTarget("cuda", 90, 32)).hash()
+    b = CUDABackend(GPUTarget("cuda", 80, 32))
     assert h90.startswith("sm90-ptxas") and "llvmlite" in h90 and b.hash() != h90
 
 
@@ -285,7 +287,8 @@ def test_layout_matches_upstream(tmp_path):
         assert data == (k.asm[s] if s == "cubin" else k.asm[s].encode())
     meta = json.loads((d / f"{name}.json").read_text())
     assert meta["hash"] == key and meta["name"] == name and meta["num_warps"] == 4
-    assert meta["target"] == "sm_90a" and meta["shared"] == 1024
+    assert meta["target"] == {"backend": "cuda", "arch": 90, "warp_size": 32}
+    assert meta["arch"] == "sm_90a" and meta["shared"] == 1024
     group = json.loads((d / f"__grp__{name}.json").read_text())
     children = group["child_paths"]
     assert set(children) == files - {f"__grp__{name}.json"}
@@ -535,7 +538,7 @@ def _compile_in_subprocess(cache_dir, barrier, queue):
     make_ttir(cached_kernel, SPEC, CUDAOptions())  # warm the imports before the race
     try:
         barrier.wait(timeout=60)
-        k = compile_cached(backend, cached_kernel, SPEC, CUDAOptions())
+        k = _compile_with(backend, cached_kernel, SPEC, CUDAOptions())
         queue.put(("ok", os.getpid(), dict(k.asm), k.metadata, dict(backend.calls)))
     except BaseException as e:  # report, don't hang the parent
         queue.put(("error", os.getpid(), repr(e), None, None))

@@ -51,6 +51,6 @@ def dependencies_key(fn, visiting=None) -> str:
     visiting.add(fn)
     finder = _Finder(fn, visiting)
     finder.visit(fn.parse())
-    from .. import __version__
+    from .._version import __version__
     finder.hasher.update(__version__.encode())
     return finder.hasher.hexdigest()

@@ -16,6 +16,7 @@ import textwrap
 from collections import defaultdict
 from typing import Any, Callable, Dict, List, Optional
 
+from ..compiler import ASTSource, compile as compile_source, make_backend
 from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
 
@@ -159,6 +160,12 @@ class JITFunction:
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
 
+    def make_ttir_module(self, specialization, options=None):
+        """The frontend's part of `compile(ASTSource(self, ...))`: code generation for one
+        specialisation; returns (TTIR module, the globals it read)."""
+        from .compiler import ast_to_ttir
+        return ast_to_ttir(self, specialization, options)
+
     def __repr__(self) -> str:
         return f"JITFunction({self.module}:{self.fn.__qualname__})"
 
@@ -206,8 +213,8 @@ class JITFunction:
                f"    kernel = _fast.get((spec, backend.device_key()))\n"
                f"    if kernel is None or kernel.used_global_vals:\n"
                f"        return _jit._run_bound(args, spec, options, _grid)\n"
-               f"    kernel.run(_check(_grid if type(_grid) is tuple else "
-               f"_jit._grid_of(_grid, args, options)), args, spec)\n"
+               f"    kernel._jit_run(_check(_grid if type(_grid) is tuple else "
+               f"_jit._grid_of(_grid, args, options)), args)\n"
                f"    return kernel\n")
         from .specialize import _HANDLERS, _specialize_slow
         scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self,
@@ -257,19 +264,28 @@ class JITFunction:
             self._check_globals(kernel)
         if warmup:
             return kernel
-        kernel.run(check_grid(self._grid_of(grid, bound_args, extra)), bound_args, specialization)
+        kernel._jit_run(check_grid(self._grid_of(grid, bound_args, extra)), bound_args)
         return kernel
 
-    def _lookup_or_compile(self, backend, device, specialization, extra):
+    def _lookup_or_compile(self, target_device, device, specialization, extra):
+        """The compiled kernel for this specialisation and these options: from the
+        in-memory cache, else from the compiler driver (`tritium.compiler.compile`)."""
         unknown = [k for k in extra if k not in KNOWN_OPTIONS]
         if unknown:
             raise KeyError(f"Keyword argument {unknown[0]} was specified but unrecognised")
-        options = backend.parse_options(extra, self)
+        backend = make_backend(target_device.target)
+        if "debug" not in extra:
+            from ..runtime import knobs
+            extra = dict(extra, debug=bool(self.debug) if self.debug is not None
+                         else knobs.debug())
+        options = backend.parse_options(extra)
         key = str(specialization) + str(options)
         kernel = self.cache[device].get(key)
         if kernel is None:
             self._log_recompile(device, specialization)
-            kernel = backend.compile(self, specialization, options)
+            src = ASTSource.from_specialization(self, specialization)
+            kernel = compile_source(src, target=target_device.target, options=options,
+                                    backend=backend)
             self.cache[device][key] = kernel
         return kernel
 

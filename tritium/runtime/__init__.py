@@ -1,18 +1,13 @@
-"""Run-time pieces under upstream's names: `triton.runtime.driver`, `Autotuner`, ..."""
-from .autotuner import (Autotuner, Config, Heuristics, KernelInterface,  # noqa: F401
-                        autotune, heuristics)
+"""Run-time pieces under upstream's names: `triton.runtime.driver`, the errors, ...
+
+The JIT and the autotuner (`JITFunction`, `Autotuner`, `Config`, ...) are the frontend's;
+`tritium/__init__.py` adds their names here, so this package imports no frontend."""
+from .driver import driver  # noqa: F401
 
 
 def __getattr__(name):
-    # Lazy: the JIT itself imports from this package.
-    if name == "JITFunction":
-        from ..frontend.jit import JITFunction
-        return JITFunction
     if name in ("OutOfResources", "InterpreterError", "PTXASError", "TritonError",
                 "AutotunerError"):
         from . import errors
         return getattr(errors, name)
-    if name == "driver":
-        from .driver_registry import driver
-        return driver
     raise AttributeError(name)

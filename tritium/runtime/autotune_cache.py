@@ -33,7 +33,8 @@ def backend_of(jit_fn, args):
 
 def disk_key(jit_fn, backend, tuning_key: tuple, configs: List) -> str:
     env = sorted((k, os.environ.get(k, "")) for k in disk.CACHE_INVALIDATING_ENV)
-    parts = [disk.tritium_key(), f"{backend.name}:{disk._backend_hash(backend)}",
+    t = backend.target  # the launch's Device: what the code is compiled for
+    parts = [disk.tritium_key(), f"{t.backend}:{t.arch}:{t.warp_size}",
              jit_fn.cache_key, str(env), str(tuning_key)] + [str(c) for c in configs]
     return hashlib.sha256("-".join(parts).encode("utf-8")).hexdigest()
 

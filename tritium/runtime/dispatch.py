@@ -1,24 +1,69 @@
-"""Which backend runs a launch: the GPU when one is present and the arguments live there,
-the CPU backend otherwise (or always, with TRITON_INTERPRET=1)."""
+"""Where a launch runs. With TRITON_INTERPRET=1, on the CPU. When user code chose a driver
+(`driver.set_active`), on that driver's device. Otherwise the arguments decide: the first
+tensor-like on a GPU sends the launch to the GPU driver ("cuda"), host tensors to the CPU.
+
+What comes back is a `Device`: the key of the JIT's per-device caches and the target the
+compiler makes code for. Drivers are looked up by name in the backend registry, so this
+module knows no backend's code."""
 from __future__ import annotations
 
+from ..backends.compiler import GPUTarget
+from .driver import driver as _config, driver_for_target, generation
+
+
+class Device:
+    """A device launches can run on: `device_key()` keys the JIT's caches, `target` is
+    what code is compiled for."""
+    __slots__ = ("key", "target", "driver")
+
+    def __init__(self, key, target: GPUTarget, driver):
+        self.key, self.target, self.driver = key, target, driver
+
+    def device_key(self):
+        return self.key
+
+
+class _GPUDevices:
+    """The GPU driver's devices, one `Device` per device index."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.driver = None
+        self.by_index = {}
+
+    def current(self) -> Device:
+        if self.driver is None:
+            self.driver = driver_for_target(GPUTarget(self.name, 0, 32))
+        index = self.driver.get_current_device()
+        dev = self.by_index.get(index)
+        if dev is None:
+            target = self.driver.get_current_target()
+            dev = self.by_index[index] = Device((self.name, index), target, self.driver)
+        return dev
+
+
 _CPU = None
-_CUDA = None
+_GPU = _GPUDevices("cuda")
+_USER = [None, -1]  # (Device, driver generation it was made for)
 
 
-def _load_cuda():
-    global _CUDA
-    from ..backends.nvidia.backend import cuda_backend
-    _CUDA = cuda_backend()
-    return _CUDA
-
-
-def cpu_backend():
+def cpu_backend() -> Device:
     global _CPU
     if _CPU is None:
-        from ..backends.cpu.backend import CPUBackend
-        _CPU = CPUBackend()
+        target = GPUTarget("cpu", 0, 32)
+        _CPU = Device("cpu", target, driver_for_target(target))
     return _CPU
+
+
+def _user_device():
+    if _USER[1] != generation[0]:
+        drv = _config._active if _config.is_user_set() else None
+        dev = None
+        if drv is not None:
+            target = drv.get_current_target()
+            dev = Device(("active", target.backend, id(drv)), target, drv)
+        _USER[0], _USER[1] = dev, generation[0]
+    return _USER[0]
 
 
 _SCALARS = (int, float, bool, type(None), str)
@@ -34,15 +79,18 @@ def _is_on_gpu(arg) -> bool:
     return hasattr(arg, "__cuda_array_interface__")
 
 
-def active_backend(bound_args):
-    """The first tensor-like argument decides: on a GPU, the GPU backend; else the CPU."""
+def active_backend(bound_args) -> Device:
+    """The device this launch runs on (see the module docstring)."""
+    user = _user_device() if generation[0] else None
+    if user is not None:
+        return user
     for a in bound_args:
         if type(a) in _SCALARS:
             continue
         if getattr(a, "ndim", 1) == 0 and not hasattr(a, "data_ptr"):
             continue  # a numpy scalar: it has __array_interface__ but is not a buffer
         if _is_on_gpu(a):
-            return _CUDA or _load_cuda()
+            return _GPU.current()
         if hasattr(a, "data_ptr") or hasattr(a, "__array_interface__"):
             return cpu_backend()
     return cpu_backend()

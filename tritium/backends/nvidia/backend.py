@@ -1,21 +1,21 @@
-"""The NVIDIA backend as the JIT sees it: options, the stage pipeline, the compiled kernel.
+"""The NVIDIA backend's compiler side: options and the stage pipeline (`add_stages`).
 
 Stages run in upstream's order and under upstream's `asm` keys:
     ttir → ttgir → llir → ptx → cubin   (sass disassembled on demand)
-Each stage's text can be dumped (TRITON_KERNEL_DUMP), replaced from a file
-(TRITON_KERNEL_OVERRIDE) and is stored in the on-disk cache (runtime/cache.py). A failing
-stage raises `StageError` naming the stage and keeping the previous stage's text on disk.
+The compiler driver (`tritium/compiler`) runs them, dumps (TRITON_KERNEL_DUMP), overrides
+(TRITON_KERNEL_OVERRIDE), caches them on disk and raises `StageError` naming a failing
+stage. Nothing here touches a device: the target (`GPUTarget("cuda", 90, 32)`) says what
+the code is for, so compiling works on a machine without a GPU. Loading and launching are
+the driver's (`driver.py`, `launcher.py`).
 """
 from __future__ import annotations
 
 import functools
 import importlib.metadata
-import os
-import sys
-import tempfile
 from dataclasses import dataclass, fields
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional  # noqa: F401
 
+from ..compiler import BaseBackend, GPUTarget, Language, check_num_warps
 
 
 @dataclass(frozen=True)
@@ -46,104 +46,36 @@ class CUDAOptions:
         return sorted((f.name, getattr(self, f.name)) for f in fields(self))
 
 
-class StageError(RuntimeError):
-    """A compiler stage failed; the input of the failing stage is kept for a repro."""
+class CUDABackend(BaseBackend):
+    binary_ext = "cubin"
 
-    def __init__(self, stage: str, kernel: str, cause: BaseException, repro_path: Optional[str]):
-        self.stage, self.kernel, self.repro_path = stage, kernel, repro_path
-        where = f"; its input is kept at {repro_path}" if repro_path else ""
-        super().__init__(f"stage '{stage}' failed for kernel {kernel}: "
-                         f"{type(cause).__name__}: {cause}{where}")
+    def __init__(self, target: Optional[GPUTarget] = None):
+        if target is None:  # the current device's
+            from . import driver
+            major, minor = driver.get_device_capability()
+            target = GPUTarget("cuda", major * 10 + minor, 32)
+        super().__init__(target)
+        self._capability = int(target.arch)
 
-
-def _keep_for_repro(kernel: str, stage: str, text) -> Optional[str]:
-    try:
-        d = tempfile.mkdtemp(prefix=f"tritium-{kernel}-{stage}-")
-        path = os.path.join(d, f"{kernel}.{stage}")
-        mode = "wb" if isinstance(text, bytes) else "w"
-        with open(path, mode) as f:
-            f.write(text)
-        return path
-    except OSError:
-        return None
-
-
-class CUDAKernel:
-    """A compiled specialisation: stage texts, metadata, and a lazily loaded launcher."""
-
-    def __init__(self, name: str, asm: Dict[str, Any], metadata: Dict[str, Any],
-                 signature: Dict[str, str], used_global_vals):
-        self.name = name
-        self.asm = _Asm(asm)
-        self.metadata = metadata
-        self.signature = signature
-        self.used_global_vals = used_global_vals
-        self.function = None
-        self.module = None
-        self.n_regs = self.n_spills = None
-        self._launch = None
-
-    def _init_handles(self):
-        from . import driver
-        from .launcher import make_launcher
-        self.module, self.function, self.n_regs, self.n_spills = driver.load_binary(
-            self.name, self.asm["cubin"], self.metadata["shared"], driver.get_current_device(),
-            num_threads=self.metadata["num_warps"] * 32)
-        self._launch = make_launcher(self.signature, scratch=self.metadata.get("scratch_args", 0))
-        self._num_warps = self.metadata["num_warps"]
-        self._shared = self.metadata["shared"]
-
-    def run(self, grid, bound_args, specialization):
-        if self._launch is None:
-            self._init_handles()
-        self._launch(grid[0], grid[1], grid[2], current_stream(), self.function,
-                     self._num_warps, self._shared, *bound_args)
-
-    def __getitem__(self, grid):
-        raise TypeError("a compiled kernel is launched through its @jit function")
-
-
-class _Asm(dict):
-    """`kernel.asm`: stage texts; `sass` is disassembled from the cubin on first access."""
-
-    def __missing__(self, key):
-        if key == "sass" and "cubin" in self:
-            from .toolchain import disassemble
-            self["sass"] = disassemble(self["cubin"])
-            return self["sass"]
-        raise KeyError(key)
-
-
-class CUDABackend:
-    name = "cuda"
-
-    def __init__(self):
-        from . import driver
-        self.driver = driver
-        self._capability = None
+    @staticmethod
+    def supports_target(target: GPUTarget) -> bool:
+        return target.backend == "cuda"
 
     @property
     def capability(self) -> int:
-        if self._capability is None:
-            major, minor = self.driver.get_device_capability()
-            self._capability = major * 10 + minor
         return self._capability
 
-    def parse_options(self, kw: Dict[str, Any], fn) -> CUDAOptions:
+    def parse_options(self, options: dict) -> CUDAOptions:
         known = CUDAOptions.__dataclass_fields__
-        opts = {k: v for k, v in kw.items() if k in known and v is not None}
-        if "debug" not in opts:
-            from ...runtime import knobs
-            opts["debug"] = bool(fn.debug) if fn.debug is not None else knobs.debug()
-        nw = opts.get("num_warps", 4)
-        if not isinstance(nw, int) or nw <= 0 or nw & (nw - 1):
-            raise ValueError(f"num_warps must be a power of 2, got {nw!r}")
+        opts = {k: v for k, v in dict(options).items() if k in known and v is not None}
+        check_num_warps(opts)
         cap = self.capability
         opts.setdefault("arch", f"sm_{cap}a" if cap >= 90 else f"sm_{cap}")
+        for k in ("cluster_dims", "supported_fp8_dtypes", "deprecated_fp8_dtypes",
+                  "allowed_dot_input_precisions"):
+            if isinstance(opts.get(k), list):  # options read back from JSON
+                opts[k] = tuple(opts[k])
         return CUDAOptions(**opts)
-
-    def device_key(self):
-        return ("cuda", current_device())
 
     def hash(self) -> str:
         """What decides the code besides the kernel and its options: the device the
@@ -155,14 +87,30 @@ class CUDABackend:
             ptxas = None
         return f"sm{self.capability}-ptxas{ptxas}-llvmlite{_llvmlite_version()}"
 
-    def compile(self, fn, specialization, options: CUDAOptions) -> CUDAKernel:
-        from ...runtime.cache import compile_cached
-        return compile_cached(self, fn, specialization, options)
+    def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:
+        # Late-bound (`self.make_*`), so a stage can be swapped on the class or instance.
+        stages["ttir"] = lambda src, metadata: self.make_ttir(src, metadata, options)
+        stages["ttgir"] = lambda src, metadata: self.make_ttgir(src, options)
+        stages["llir"] = lambda src, metadata: _with_info(self.make_llir(src, options), metadata)
+        stages["ptx"] = lambda src, metadata: self.make_ptx(src, options)
+        stages["cubin"] = lambda src, metadata: _cubin_with_info(self.make_cubin(src, options),
+                                                                 metadata)
+
+    def pack_metadata(self, metadata):
+        return (metadata["num_warps"], metadata.get("num_ctas", 1), metadata.get("shared", 0))
+
+    def disassemble(self, key, asm):
+        """`asm["sass"]`, from the cubin on first access."""
+        if key == "sass" and "cubin" in asm:
+            from .toolchain import disassemble
+            return disassemble(asm["cubin"])
+        return None
 
     # -- the stages (each takes the previous stage's product) -----------------------------
-    def make_ttir(self, fn, specialization, options):
-        from ...frontend.compiler import make_ttir
-        return make_ttir(fn, specialization, options)
+    def make_ttir(self, module, metadata, options):
+        from ...passes import make_ttir_pipeline
+        make_ttir_pipeline().run(module)
+        return module
 
     def make_ttgir(self, module, options):
         from ...gpu.pipeline import make_ttgir
@@ -193,40 +141,18 @@ def _llvmlite_version() -> Optional[str]:
         return None
 
 
-_BACKEND = None
-_TORCH_C = None
+def _with_info(product, metadata):
+    """A stage may return (text, {metadata}); the metadata joins the kernel's."""
+    if isinstance(product, tuple):
+        product, info = product
+        metadata.update(info)
+    metadata.setdefault("shared", 0)
+    return product
 
 
-def _torch_c():
-    """torch._C once torch is loaded: its raw device/stream getters cost ~0.1 us each, a
-    fraction of the Python-level torch.cuda calls, and launches call them every time."""
-    global _TORCH_C
-    if _TORCH_C is None:
-        torch = sys.modules.get("torch")
-        if torch is not None and hasattr(torch._C, "_cuda_getCurrentRawStream"):
-            _TORCH_C = torch._C
-    return _TORCH_C
-
-
-def current_device() -> int:
-    c = _torch_c()
-    if c is not None:
-        return c._cuda_getDevice()
-    from . import driver
-    return driver.get_current_device()
-
-
-def current_stream() -> int:
-    c = _torch_c()
-    if c is not None:
-        return c._cuda_getCurrentRawStream(c._cuda_getDevice())
-    from . import driver
-    return driver.get_current_stream()
-
-
-
-def cuda_backend() -> CUDABackend:
-    global _BACKEND
-    if _BACKEND is None:
-        _BACKEND = CUDABackend()
-    return _BACKEND
+def _cubin_with_info(product, metadata):
+    if isinstance(product, tuple):
+        product, info = product
+        metadata.update({"n_regs": getattr(info, "registers", None),
+                         "n_spills": getattr(info, "spills", None)})
+    return product

@@ -36,7 +36,7 @@ import ctypes
 import threading
 from typing import Callable, Dict, Optional
 
-__all__ = ["make_launcher", "generate_source", "pointer_of", "PARAM_CTYPES"]
+__all__ = ["make_launcher", "generate_source", "pointer_of", "PARAM_CTYPES", "CudaLauncher"]
 
 # Kernel parameter type -> ctypes field type (matches how LLVM's NVPTX backend
 # lays out `.param`s: i1 becomes .u8, half/bfloat travel as 16-bit patterns).
@@ -391,3 +391,33 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
     if cache:
         _cache[key] = launch
     return launch
+
+
+class CudaLauncher:
+    """The driver's `launcher_cls(src, metadata)`: upstream's calling convention around the
+    generated launcher (`__call__`), plus `launch(grid, args, function)`, the JIT's path.
+    Arguments are all of the kernel's, constexprs included (skipped by position)."""
+
+    def __init__(self, src, metadata):
+        from .driver import current_stream
+        self._stream = current_stream
+        signature = {}
+        consts = getattr(src, "constants", {}) or {}
+        for i, (name, ty) in enumerate(src.signature.items()):
+            signature[str(name)] = "constexpr" if (i,) in consts else ty
+        self._launch = make_launcher(signature, scratch=metadata.get("scratch_args", 0))
+        self.num_warps = metadata["num_warps"]
+        self.shared = metadata.get("shared", 0)
+
+    def launch(self, grid, args, function) -> None:
+        self._launch(grid[0], grid[1], grid[2], self._stream(), function, self.num_warps,
+                     self.shared, *args)
+
+    def __call__(self, gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata,
+                 enter_hook, exit_hook, *args):
+        if enter_hook is not None and launch_metadata is not None:
+            enter_hook(launch_metadata)
+        num_warps, _, shared = packed_metadata
+        self._launch(gridX, gridY, gridZ, stream, function, num_warps, shared, *args)
+        if exit_hook is not None and launch_metadata is not None:
+            exit_hook(launch_metadata)

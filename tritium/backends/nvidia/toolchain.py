@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
-from tritium.runtime.errors import OutOfResources, PTXASError
+from tritium.errors import OutOfResources, PTXASError
 
 __all__ = [
     "find_tool", "find_ptxas", "find_cuobjdump", "set_tool_path", "tool_version",
@@ -313,16 +313,27 @@ def make_cubin(ptx: str, arch: str = "sm_90a", opt: Optional[int] = None, *,
 # disassembly
 
 
-def disassemble(cubin: bytes, cuobjdump: Optional[str] = None) -> str:
-    """SASS text of a cubin via `cuobjdump -sass` (upstream's `kernel.asm["sass"]`)."""
+def disassemble(cubin: bytes, cuobjdump: Optional[str] = None, fun: Optional[str] = None) -> str:
+    """SASS text of a cubin (upstream's `kernel.asm["sass"]`): `cuobjdump -sass` (of
+    function `fun` only, if given), which runs nvdisasm, or nvdisasm alone."""
     tool = cuobjdump or find_cuobjdump()
-    if tool is None:
-        raise FileNotFoundError("cuobjdump not found: set TRITON_CUOBJDUMP_PATH or install the CUDA toolkit")
+    nvdisasm = find_tool("nvdisasm")
+    if tool is None and nvdisasm is None:
+        raise FileNotFoundError("cuobjdump not found: set TRITON_CUOBJDUMP_PATH or install the "
+                                "CUDA toolkit (or the nvidia-cuda-cuobjdump wheel)")
+    env = dict(os.environ)
+    if nvdisasm is not None:  # cuobjdump looks nvdisasm up on PATH
+        env["PATH"] = os.path.dirname(nvdisasm) + os.pathsep + env.get("PATH", "")
     with tempfile.TemporaryDirectory(prefix="tritium-sass-") as tmp:
         path = os.path.join(tmp, "kernel.cubin")
         with open(path, "wb") as f:
             f.write(cubin)
-        proc = subprocess.run([tool, "-sass", path], capture_output=True, text=True)
+        if tool is not None:
+            cmd = [tool, "-sass"] + (["-fun", fun] if fun else []) + [path]
+        else:
+            cmd = [nvdisasm, "-c", path]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        raise RuntimeError(f"cuobjdump failed ({proc.returncode}): {proc.stderr.strip()}")
+        raise RuntimeError(f"{os.path.basename(cmd[0])} failed ({proc.returncode}): "
+                           f"{proc.stderr.strip()}")
     return proc.stdout

@@ -16,8 +16,8 @@ import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import autotune_cache, knobs
-from .errors import AutotunerError, OutOfResources, PTXASError
+from ..errors import AutotunerError, OutOfResources, PTXASError
+from ..runtime import autotune_cache, knobs
 
 
 class Config:
@@ -80,8 +80,8 @@ class KernelInterface:
 
 def _config_failures() -> tuple:
     """Errors that make one config unusable (it is skipped) rather than the kernel."""
-    from ..backends.nvidia.backend import StageError
-    from ..frontend.errors import CompilationError
+    from ..compiler.errors import StageError
+    from .errors import CompilationError
     return (OutOfResources, PTXASError, CompilationError, StageError)
 
 
@@ -190,7 +190,7 @@ class Autotuner(KernelInterface):
 
     def _default_bench(self, kernel_call, quantiles):
         from .. import testing
-        on_gpu = self._backend is not None and getattr(self._backend, "name", "") == "cuda"
+        on_gpu = self._backend is not None and self._backend.target.backend == "cuda"
         rep = self.num_reps if self.num_reps is not None else 100
         if self.use_cuda_graph and on_gpu:
             return testing.do_bench_cudagraph(kernel_call, rep=rep, quantiles=quantiles)

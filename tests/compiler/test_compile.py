@@ -1,0 +1,187 @@
+"""`tritium.compiler.compile`: sources (AST, IR files at each stage), targets without their
+device (cuda:90 here, no GPU), the CompiledKernel it returns, and bad input."""
+import re
+
+import numpy as np
+import pytest
+
+import tritium
+import tritium.language as tl
+from tritium.backends.nvidia.toolchain import find_ptxas
+from tritium.compiler import (ASTSource, CompiledKernel, GPUTarget, IRSource, IRSourceError,
+                              compile)
+
+CUDA90 = GPUTarget("cuda", 90, 32)
+CPU = GPUTarget("cpu", 0, 32)
+needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
+
+
+@tritium.jit
+def scale_add(X, Y, Out, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m)
+    y = tl.load(Y + offs, mask=m)
+    tl.store(Out + offs, x * alpha + y, mask=m)
+
+
+SIG = {"X": "*fp32", "Y": "*fp32", "Out": "*fp32", "n": "i32", "alpha": "fp32",
+       "BLOCK": "constexpr"}
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+
+
+@needs_ptxas
+def test_ast_source_for_cuda_without_a_gpu():
+    k = compile(ASTSource(scale_add, SIG, {"BLOCK": 128}), target=CUDA90,
+                options={"num_warps": 2})
+    assert isinstance(k, CompiledKernel)
+    assert list(k.asm.keys()) == ["ttir", "ttgir", "llir", "ptx", "cubin"]
+    assert ".target sm_90a" in k.asm["ptx"] and ".entry scale_add" in k.asm["ptx"]
+    assert k.asm["cubin"][:4] == b"\x7fELF"
+    assert '"ttg.num-warps" = 2' in k.asm["ttgir"]
+    md = k.metadata
+    assert (md.name, md.num_warps, md.num_stages, md.shared) == ("scale_add", 2, 3, 0)
+    assert md.target == CUDA90 and md["num_warps"] == 2
+    assert k.n_regs > 0 and k.n_spills == 0  # ptxas's report, before any device is touched
+    with pytest.raises(AttributeError, match="no field 'nope'"):
+        md.nope
+
+
+@needs_ptxas
+def test_second_compile_loads_from_disk():
+    src = ASTSource(scale_add, SIG, {"BLOCK": 64}, {"X": [["tt.divisibility", 16]]})
+    a = compile(src, target=CUDA90)
+    b = compile(src, target=CUDA90)
+    assert a.hash == b.hash and b.asm["cubin"] == a.asm["cubin"]
+    assert "tt.divisibility = 16" in a.asm["ttir"]
+    assert a.metadata == b.metadata
+
+
+@pytest.mark.parametrize("dtype,n", [("fp32", 1000), ("fp16", 37), ("fp64", 256)])
+def test_ast_source_for_cpu_launches_with_getitem(rng, dtype, n):
+    np_dt = {"fp32": np.float32, "fp16": np.float16, "fp64": np.float64}[dtype]
+    sig = dict(SIG, X=f"*{dtype}", Y=f"*{dtype}", Out=f"*{dtype}")
+    k = compile(ASTSource(scale_add, sig, {"BLOCK": 128}), target=CPU)
+    x, y = (rng.standard_normal(n).astype(np_dt) for _ in range(2))
+    out = np.full(n, np.nan, np_dt)
+    grid = (tritium.cdiv(n, 128), 1, 1)
+    k[grid](x, y, out, n, 1.5, 128)  # every argument, the constexpr too, as upstream
+    tol = 1e-2 if dtype == "fp16" else 1e-6
+    np.testing.assert_allclose(out, x * np_dt(1.5) + y, rtol=tol, atol=tol)
+    assert k.metadata.shared == 0 and k.metadata.target == CPU
+
+
+def test_target_defaults_to_the_active_driver():
+    k = compile(ASTSource(scale_add, SIG, {"BLOCK": 32}))
+    assert k.metadata.target == tritium.runtime.driver.active.get_current_target()
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+@needs_ptxas
+def test_edited_ttgir_compiles_from_ttgir_on(tmp_path):
+    k = compile(ASTSource(scale_add, SIG, {"BLOCK": 128}), target=CUDA90)
+    text = k.asm["ttgir"]
+    assert text.count("arith.mulf") == 1 and "fma.rn.f32" in k.asm["ptx"]
+    # Edits the later stages must see: x * alpha + y becomes x + alpha + y, and a new name.
+    edited = text.replace("arith.mulf", "arith.addf").replace("@scale_add", "@scale_add_edited")
+    k2 = compile(IRSource(_write(tmp_path, "k.ttgir", edited)), target=CUDA90)
+    assert list(k2.asm.keys()) == ["ttgir", "llir", "ptx", "cubin"]
+    assert ".entry scale_add_edited" in k2.asm["ptx"]
+    assert "fma.rn.f32" not in k2.asm["ptx"] and "add.f32" in k2.asm["ptx"]
+    assert k2.metadata.name == "scale_add_edited" and k2.metadata.num_warps == 4
+
+
+@needs_ptxas
+def test_edited_ptx_compiles_from_ptx_on(tmp_path):
+    k = compile(ASTSource(scale_add, SIG, {"BLOCK": 128}), target=CUDA90)
+    ptx = k.asm["ptx"]
+    edited = ptx.replace(".entry scale_add", ".entry scale_add_ptx")
+    k2 = compile(_write(tmp_path, "k.ptx", edited), target=CUDA90)  # a path works too
+    assert list(k2.asm.keys()) == ["ptx", "cubin"]
+    assert k2.asm["cubin"][:4] == b"\x7fELF" and k2.name == "scale_add_ptx"
+    assert k2.n_regs > 0
+
+
+@needs_ptxas
+def test_ptx_using_shared_memory_needs_its_size(tmp_path):
+    @tritium.jit
+    def row_sum(X, Out, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(Out + tl.program_id(0), tl.sum(tl.load(X + offs), axis=0))
+
+    k = compile(ASTSource(row_sum, "*fp32, *fp32, constexpr", {"BLOCK": 1024}), target=CUDA90,
+                options={"num_warps": 8})
+    assert k.metadata.shared > 0 and "global_smem" in k.asm["ptx"]
+    path = _write(tmp_path, "row_sum.ptx", k.asm["ptx"])
+    with pytest.raises(IRSourceError, match=r"row_sum\.ptx: uses dynamic shared memory"):
+        compile(path, target=CUDA90)
+    k2 = compile(path, target=CUDA90, options={"shared": k.metadata.shared})
+    assert k2.metadata.shared == k.metadata.shared and k2.packed_metadata[2] == k.metadata.shared
+
+
+def test_ttir_file_compiles_and_runs_on_cpu(tmp_path, rng):
+    k = compile(ASTSource(scale_add, SIG, {"BLOCK": 64}), target=CPU)
+    path = _write(tmp_path, "k.ttir", k.asm["ttir"])
+    src = IRSource(path)
+    assert src.name == "scale_add" and src.signature[0] == "*fp32" and src.signature[4] == "fp32"
+    k2 = compile(src, target=CPU)
+    n = 100
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    k2[(2,)](x, y, out, n, -0.5)  # an IR file's signature has no constexprs
+    np.testing.assert_allclose(out, x * np.float32(-0.5) + y, rtol=1e-6)
+
+
+def test_ir_syntax_error_names_file_line_and_column(tmp_path):
+    path = _write(tmp_path, "bad.ttir", "module {\n  tt.func @k() {\n    %0 = arith.constant ??\n")
+    with pytest.raises(IRSourceError) as info:
+        compile(IRSource(path), target=CPU)
+    assert re.match(re.escape(path) + r":3:\d+: ", str(info.value)), str(info.value)
+    assert info.value.line == 3
+
+
+def test_bad_sources_are_named(tmp_path):
+    with pytest.raises(IRSourceError, match=r"unknown IR kind '\.txt'"):
+        IRSource(_write(tmp_path, "k.txt", ""))
+    with pytest.raises(IRSourceError, match="cannot be read"):
+        IRSource(str(tmp_path / "missing.ttir"))
+    with pytest.raises(ValueError, match=r"no type for parameter\(s\) alpha, BLOCK"):
+        ASTSource(scale_add, {k: v for k, v in SIG.items() if k not in ("alpha", "BLOCK")})
+    with pytest.raises(KeyError, match="has no parameter 'Z'"):
+        ASTSource(scale_add, SIG, {"Z": 1})
+    with pytest.raises(TypeError, match="target must be a GPUTarget"):
+        compile(ASTSource(scale_add, SIG, {"BLOCK": 8}), target="cuda")
+    with pytest.raises(TypeError, match="ASTSource, an IRSource or a path"):
+        compile(scale_add, target=CPU)
+    with pytest.raises(ValueError, match="num_warps must be a power of 2, got 3"):
+        compile(ASTSource(scale_add, SIG, {"BLOCK": 8}), target=CPU, options={"num_warps": 3})
+    ttgir = _write(tmp_path, "k.ttgir", 'module attributes {"ttg.num-warps" = 4 : i32} {\n'
+                   '  tt.func public @k() {\n    tt.return\n  }\n}\n')
+    with pytest.raises(ValueError, match="has no stage 'ttgir'.*stages: ttir"):
+        compile(ttgir, target=CPU)
+    with pytest.raises(RuntimeError, match="no registered backend supports"):
+        compile(ASTSource(scale_add, SIG, {"BLOCK": 8}), target=GPUTarget("hip", "gfx942", 64))
+
+
+def test_signature_forms_agree():
+    a = ASTSource(scale_add, SIG, {"BLOCK": 16})
+    b = ASTSource(scale_add, "*fp32, *fp32, *fp32, i32, fp32, constexpr", {(5,): 16})
+    c = ASTSource(scale_add, {i: t for i, t in enumerate(SIG.values())}, {5: 16})
+    assert a.specialization() == b.specialization() == c.specialization()
+    assert a.hash() == b.hash()
+
+
+def test_triton_key_names_version_and_sources():
+    from tritium.compiler.compiler import triton_key
+    key = triton_key()
+    assert key.startswith(tritium.__version__ + "-") and re.fullmatch(r"[0-9a-f]{64}", key.split("-")[-1])
+

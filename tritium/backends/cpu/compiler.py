@@ -1,0 +1,88 @@
+"""The CPU backend's compiler side: options and its one stage, the TTIR passes. The TTIR
+module itself is the "binary" its driver runs (`driver.py`, evaluated with numpy)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ..compiler import BaseBackend, GPUTarget, Language, check_num_warps
+
+
+@dataclass(frozen=True)
+class CPUOptions:
+    num_warps: int = 4
+    num_stages: int = 3
+    num_ctas: int = 1
+    debug: bool = False
+    enable_fp_fusion: bool = True
+    sanitize_overflow: bool = True  # only takes effect with debug, as upstream
+    maxnreg: Optional[int] = None
+    default_dot_input_precision: str = "tf32"
+    allowed_dot_input_precisions: tuple = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
+    max_num_imprecise_acc_default: int = 0
+    backend_name: str = "cpu"
+
+    def __str__(self) -> str:
+        return str(tuple(sorted(self.__dict__.items())))
+
+    def hash_items(self):
+        return sorted(self.__dict__.items())
+
+
+class NoUsage(int):
+    """0, for a GPU resource (registers, shared memory) a CPU program does not use. Code
+    written for GPUs sizes grids by dividing a device's capacity by a kernel's usage
+    (upstream's tutorial 02: `SIZE_SMEM // kernel.metadata.shared`); divided by `NoUsage`
+    a capacity gives a bound too large to ever limit, instead of ZeroDivisionError."""
+    UNBOUNDED = 1 << 31
+
+    def __new__(cls):
+        return super().__new__(cls, 0)
+
+    def __mul__(self, other):
+        return self if isinstance(other, int) else int.__mul__(self, other)
+
+    __rmul__ = __mul__
+
+    def __rfloordiv__(self, other):
+        return self.UNBOUNDED
+
+    def __rtruediv__(self, other):
+        return float("inf")
+
+    def __repr__(self) -> str:
+        return "0"
+
+
+def make_ttir(module, metadata, options):
+    """The TTIR stage: inline, canonicalize, combine, CSE, LICM, ... (upstream's order)."""
+    from ...passes import make_ttir_pipeline
+    make_ttir_pipeline().run(module)
+    metadata["shared"] = NoUsage()
+    return module
+
+
+class CPUBackend(BaseBackend):
+    binary_ext = "ttir"
+
+    def __init__(self, target: Optional[GPUTarget] = None):
+        super().__init__(target or GPUTarget("cpu", 0, 32))
+
+    @staticmethod
+    def supports_target(target: GPUTarget) -> bool:
+        return target.backend == "cpu"
+
+    def hash(self) -> str:
+        return "cpu"
+
+    def parse_options(self, options: dict) -> CPUOptions:
+        known = CPUOptions.__dataclass_fields__
+        opts = {k: v for k, v in dict(options).items() if k in known and v is not None}
+        check_num_warps(opts)
+        return CPUOptions(**opts)
+
+    def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:
+        stages["ttir"] = lambda src, metadata: make_ttir(src, metadata, options)
+
+    def pack_metadata(self, metadata):
+        return (metadata.get("num_warps", 4), metadata.get("num_ctas", 1), 0)

@@ -1,0 +1,163 @@
+"""The CPU backend's driver: the CPU is a device like any other. Its "binary" is the TTIR
+module, its launcher evaluates it for every program of the grid (`launch.py`), and work on
+it is timed with the wall clock."""
+from __future__ import annotations
+
+import os
+import time
+
+from ..compiler import GPUTarget
+from ..driver import DriverBase
+from .compiler import NoUsage
+
+
+class _Utils:
+    def load_binary(self, name, kernel, shared=0, device=0):
+        """(module, function, n_regs, n_spills, n_max_threads): a CPU program holds no GPU
+        registers (`NoUsage`: 0, which grid-sizing code can divide by)."""
+        if isinstance(kernel, (str, bytes)):
+            from ...ir.parser import parse_module
+            kernel = parse_module(kernel.decode() if isinstance(kernel, bytes) else kernel)
+        return kernel, (kernel, name), NoUsage(), 0, 1 << 30
+
+    def get_device_properties(self, device=None):
+        return {"max_shared_mem": 0, "multiprocessor_count": os.cpu_count() or 1,
+                "warpSize": 32, "max_num_regs": 65536, "sm_clock_rate": 0,
+                "mem_clock_rate": 0, "mem_bus_width": 0}
+
+
+class CPULauncher:
+    """Launches a TTIR kernel on the CPU. Constexpr arguments are dropped by position (the
+    source's signature), so `k[grid](*all_args)` works as on a GPU."""
+
+    def __init__(self, src, metadata):
+        sig = getattr(src, "signature", None) or {}
+        types = list(sig.values())
+        consts = getattr(src, "constants", {}) or {}
+        self.keep = [i for i, ty in enumerate(types) if ty != "constexpr" and (i,) not in consts]
+        self.all_runtime = len(self.keep) == len(types)
+
+    def launch(self, grid, args, function) -> None:
+        from .launch import launch
+        if 0 in grid:
+            return
+        if not self.all_runtime:
+            args = [args[i] for i in self.keep]
+        with _host_copies(args) as host_args:
+            launch(function[0], function[1], grid, host_args)
+
+    def __call__(self, gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata,
+                 enter_hook, exit_hook, *args):
+        if enter_hook is not None and launch_metadata is not None:
+            enter_hook(launch_metadata)
+        self.launch((gridX, gridY, gridZ), args, function)
+        if exit_hook is not None and launch_metadata is not None:
+            exit_hook(launch_metadata)
+
+
+class _host_copies:
+    """TRITON_INTERPRET=1 with GPU tensors: run on host copies and write results back."""
+
+    def __init__(self, args):
+        self.args = args
+        self.pairs = []
+
+    def __enter__(self):
+        out = []
+        for a in self.args:
+            dev = getattr(a, "device", None)
+            if dev is not None and getattr(dev, "type", "cpu") != "cpu":
+                host = a.detach().cpu()
+                self.pairs.append((a, host))
+                out.append(host)
+            else:
+                out.append(a)
+        return out
+
+    def __exit__(self, *exc):
+        for dev_t, host in self.pairs:
+            dev_t.copy_(host)
+        return False
+
+
+class _WallClockEvent:
+    def __init__(self, enable_timing=True):
+        self.t = None
+
+    def record(self, stream=None):
+        self.t = time.perf_counter()
+
+    def elapsed_time(self, end) -> float:
+        return (end.t - self.t) * 1e3
+
+    def synchronize(self):
+        pass
+
+
+class _CPUDeviceInterface:
+    """What benchmarking code asks of `torch.cuda`, answered for the CPU."""
+    Event = _WallClockEvent
+
+    @staticmethod
+    def synchronize(device=None):
+        pass
+
+    @staticmethod
+    def current_device():
+        return 0
+
+    @staticmethod
+    def is_available():
+        return True
+
+
+class CPUDriver(DriverBase):
+    def __init__(self):
+        self.utils = _Utils()
+        self.launcher_cls = _Launcher
+
+    @staticmethod
+    def target_name() -> str:
+        return "cpu"
+
+    @classmethod
+    def should_activate(cls) -> bool:
+        return True  # the fallback: chosen when no other driver is active
+
+    def get_current_target(self) -> GPUTarget:
+        return GPUTarget("cpu", 0, 32)
+
+    def get_active_torch_device(self):
+        import torch
+        return torch.device("cpu")
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def set_current_device(self, device) -> None:
+        pass
+
+    def get_current_stream(self, device=None) -> int:
+        return 0
+
+    def get_device_interface(self):
+        return _CPUDeviceInterface
+
+    def get_empty_cache_for_benchmark(self):
+        import numpy as np
+        return np.empty(0, np.int8)
+
+    def clear_cache(self, cache) -> None:
+        pass
+
+    def get_benchmarker(self):
+        from functools import partial
+        from ...testing import do_bench
+        return partial(do_bench, device="cpu")
+
+    def is_cuda(self) -> bool:
+        return False
+
+
+def _Launcher(src, metadata):
+    return CPULauncher(src, metadata)

@@ -1,3 +1,0 @@
-"""`triton.compiler` names: `CompilationError` and friends."""
-from .frontend.errors import (CompilationError, CompileTimeAssertionFailure,  # noqa: F401
-                              UnsupportedLanguageConstruct)

@@ -1,0 +1,218 @@
+"""`compile`: the compiler driver, upstream's `triton.compile`.
+
+    compile(ASTSource(fn, signature, constexprs, attrs) | IRSource(path) | path,
+            target=GPUTarget("cuda", 90, 32), options={"num_warps": 8})
+
+The target picks the backend (`tritium.backends`); the backend parses the options and
+lists its stages (`add_stages`); the driver runs the source's stage and then every later
+one, keeping each stage's text in `asm`. For an `IRSource` the stages start after the
+file's own (an edited .ttgir is lowered from TTGIR on). Nothing here needs a device:
+compiling for a GPU on a machine without one works (loading waits for the launch).
+
+The disk cache (`runtime/cache.py`) holds the stages after the first: the first stage
+always runs (for an `ASTSource` it is the frontend plus the TTIR passes, milliseconds),
+and its text, with locations, is the key, together with the options, the target, the
+backend's own hash and tritium's sources. A backend with a single stage (the CPU) is not
+cached on disk.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, Dict, Optional
+
+from ..backends.compiler import BaseBackend, GPUTarget
+from ..runtime import cache as disk_cache
+from ..runtime import knobs
+from ..errors import TritonError
+from .errors import StageError
+from .kernel import CompiledKernel
+from .source import ASTSource, IRSource
+
+_BACKENDS: Dict[GPUTarget, BaseBackend] = {}
+
+
+def make_backend(target: GPUTarget) -> BaseBackend:
+    """The backend instance for `target` (one per target)."""
+    backend = _BACKENDS.get(target)
+    if backend is None:
+        from ..backends import backend_for
+        backend = _BACKENDS[target] = backend_for(target)(target)
+    return backend
+
+
+def triton_key() -> str:
+    """Upstream's key of the compiler itself (version and sources), e.g. for torch's caches."""
+    from .._version import __version__
+    return f"{__version__}-{disk_cache.tritium_key()}"
+
+
+def _parse(backend, options):
+    if options is not None and not isinstance(options, dict):
+        return options  # already the backend's options object (the JIT parsed it)
+    return backend.parse_options(dict(options or {}))
+
+
+def compile(src, target: Optional[GPUTarget] = None, options=None, _env_vars=None,
+            *, backend: Optional[BaseBackend] = None) -> CompiledKernel:
+    if target is None:
+        from ..runtime.driver import driver
+        target = driver.active.get_current_target()
+    if not isinstance(target, GPUTarget):
+        raise TypeError(f"compile: target must be a GPUTarget, got {type(target).__name__}")
+    backend = backend or make_backend(target)
+    if isinstance(src, (str, os.PathLike)):
+        src = IRSource(src)
+    if not isinstance(src, (ASTSource, IRSource)):
+        raise TypeError(f"compile: src must be an ASTSource, an IRSource or a path to an IR "
+                        f"file, got {type(src).__name__}")
+    shared = None
+    if isinstance(options, dict) and "shared" in options:
+        options = dict(options)
+        shared = int(options.pop("shared"))
+    _check_shared_is_known(src, shared)
+    extra = src.parse_options()
+    if extra and options is not None and not isinstance(options, dict):
+        options = dict(_options_dict(options))
+    if extra:
+        options = dict(options or {}, **extra)
+    options = _parse(backend, options)
+    stages: Dict[str, Any] = {}
+    backend.add_stages(stages, options, src.language)
+    return _Compilation(src, target, backend, options, stages, shared).run()
+
+
+def _check_shared_is_known(src, shared) -> None:
+    """The shared memory a kernel needs is found while lowering TTGIR; an LLVM IR or PTX
+    file that uses dynamic shared memory must say how much (`options={"shared": bytes}`)."""
+    if shared is None and isinstance(src, IRSource) and src.ext in ("llir", "ptx") \
+            and "global_smem" in src.src:
+        from .errors import IRSourceError
+        raise IRSourceError(src.path, "uses dynamic shared memory (global_smem) but its size is "
+                            "not known: pass options={'shared': <bytes>} (the kernel's "
+                            "metadata.shared)")
+
+
+def _options_dict(options) -> Dict[str, Any]:
+    if hasattr(options, "__dataclass_fields__"):
+        return {k: getattr(options, k) for k in options.__dataclass_fields__}
+    return dict(vars(options))
+
+
+class _Compilation:
+    """One run of the stages, with the cache, dumps and overrides around them."""
+
+    def __init__(self, src, target, backend, options, stages, shared=None):
+        self.src, self.target, self.backend, self.options = src, target, backend, options
+        self.shared = shared
+        self.stages = stages
+        names = list(stages)
+        if src.ext not in names:
+            raise ValueError(f"{type(backend).__name__} has no stage '{src.ext}' "
+                             f"(stages: {', '.join(names)})")
+        first = names.index(src.ext)
+        # An AST runs its own stage (the TTIR passes); an IR file starts after its stage.
+        self.own_stage = isinstance(src, ASTSource)
+        self.later = names[first + 1:]
+        self.name = src.name
+        self.fname = self.name[:disk_cache.MAX_FILE_NAME]
+
+    def run(self) -> CompiledKernel:
+        src, options = self.src, self.options
+        product, used = src.make_ir(self.target, options, None, None, None)
+        asm: Dict[str, Any] = {}
+        products: Dict[str, Any] = {}
+        metadata: Dict[str, Any] = {"name": self.name, "target": self.target,
+                                    **_options_dict(options)}
+        if self.own_stage:
+            product = self.stages[src.ext](product, metadata)
+        asm[src.ext] = products[src.ext] = product
+        if self.shared is not None:
+            metadata["shared"] = self.shared
+        metadata.setdefault("shared", 0)
+        if not self.later:  # a single-stage backend: nothing worth caching on disk
+            return self._dump_all(CompiledKernel(src, asm, metadata, self.backend, used, products),
+                                  _first_text(product, debug_info=True))
+        key = disk_cache.kernel_key(_first_text(product, debug_info=True), options,
+                                    str(self.target), _backend_hash(self.backend))
+        metadata["hash"] = key
+        cache = disk_cache.FileCache(key)
+        dump, override = knobs.kernel_dump(), knobs._flag("TRITON_KERNEL_OVERRIDE")
+        all_stages = [src.ext] + self.later
+        hit = None if knobs.always_compile() or override else cache.load(self.fname, all_stages)
+        if hit is not None:
+            if dump:
+                for stage, text in hit["asm"].items():
+                    disk_cache._dump(key, self.fname, stage, text)
+            return CompiledKernel(src, hit["asm"], hit["metadata"], self.backend, used)
+        asm[src.ext] = _first_text(product)
+        if dump:
+            disk_cache._dump(key, self.fname, src.ext, asm[src.ext])
+        previous = src.ext
+        for stage in self.later:
+            text = disk_cache._override(key, self.fname, stage) if override else None
+            if text is not None:
+                product = _from_text(stage, text)
+            else:
+                try:
+                    product = self.stages[stage](product, metadata)
+                except TritonError:
+                    raise  # PTXASError, OutOfResources: callers (autotuners) catch these by class
+                except Exception as e:
+                    repro = _keep_for_repro(self.fname, previous, asm[previous])
+                    raise StageError(stage, self.name, e, repro) from e
+            asm[stage] = _first_text(product)
+            if dump:
+                disk_cache._dump(key, self.fname, stage, asm[stage])
+            previous = stage
+        # What a later load returns: JSON types (lists, not tuples) from the first run on.
+        metadata = json.loads(json.dumps(metadata, default=_jsonable))
+        if not override:
+            metadata = cache.store(self.fname, asm, metadata)
+        return CompiledKernel(src, asm, metadata, self.backend, used)
+
+    def _dump_all(self, kernel, key_text):
+        if knobs.kernel_dump():
+            key = disk_cache.kernel_key(key_text, self.options, str(self.target),
+                                        _backend_hash(self.backend))
+            for stage in kernel.asm.keys():
+                disk_cache._dump(key, self.fname, stage, kernel.asm[stage])
+        return kernel
+
+
+def _jsonable(value):
+    if isinstance(value, GPUTarget):
+        return {"backend": value.backend, "arch": value.arch, "warp_size": value.warp_size}
+    return str(value)
+
+
+def _first_text(product, debug_info: bool = False):
+    if isinstance(product, (str, bytes)):
+        return product
+    from ..ir.printer import print_module
+    return print_module(product, debug_info=debug_info)
+
+
+def _from_text(stage: str, text):
+    if stage in ("ttir", "ttgir"):
+        from ..ir.parser import parse_module
+        return parse_module(text)
+    return text
+
+
+def _backend_hash(backend) -> str:
+    h = getattr(backend, "hash", None)
+    return h() if callable(h) else ""
+
+
+def _keep_for_repro(kernel: str, stage: str, text) -> Optional[str]:
+    try:
+        d = tempfile.mkdtemp(prefix=f"tritium-{kernel}-{stage}-")
+        path = os.path.join(d, f"{kernel}.{stage}")
+        mode = "wb" if isinstance(text, bytes) else "w"
+        with open(path, mode) as f:
+            f.write(text)
+        return path
+    except OSError:
+        return None

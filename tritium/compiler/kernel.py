@@ -1,0 +1,187 @@
+"""`CompiledKernel`: one compiled specialisation, on every backend (upstream's class).
+
+    k = triton.compile(src, target=...)      # or kernel.warmup(..., grid=...)
+    k.asm["ptx"], k.metadata.shared, k.metadata.num_warps
+    k._init_handles(); k.n_regs, k.n_spills  # loads the binary on the device
+    k[(n, 1, 1)](*args)                      # launches (constexpr args are skipped)
+
+Loading is lazy: a kernel compiled for a GPU on a machine without one can be inspected,
+saved or assembled, and is loaded only when launched.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from ..backends.compiler import GPUTarget
+
+
+class KernelMetadata(dict):
+    """The kernel's metadata: attribute access as upstream's namedtuple (`m.shared`), item
+    access and `get` as a dict."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"kernel metadata has no field {name!r} "
+                                 f"(fields: {', '.join(sorted(self))})") from None
+
+    def _asdict(self) -> Dict[str, Any]:
+        return dict(self)
+
+
+def _target_of(value) -> GPUTarget:
+    if isinstance(value, GPUTarget):
+        return value
+    if isinstance(value, dict):
+        return GPUTarget(value["backend"], value["arch"], value["warp_size"])
+    return GPUTarget(*value)
+
+
+class AsmDict(dict):
+    """`kernel.asm`: each stage's text (binary stages as bytes). Products kept as objects
+    (an IR module) are printed on first access; `sass` is disassembled on demand."""
+
+    def __init__(self, items, backend=None):
+        super().__init__(items)
+        self._backend = backend
+
+    def __getitem__(self, key):
+        value = super().__getitem__(key)
+        if not isinstance(value, (str, bytes)):
+            from ..ir.printer import print_module
+            value = print_module(value)
+            self[key] = value
+        return value
+
+    def __missing__(self, key):
+        disasm = getattr(self._backend, "disassemble", None)
+        if disasm is not None:
+            text = disasm(key, self)
+            if text is not None:
+                self[key] = text
+                return text
+        raise KeyError(key)
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def values(self):
+        return [self[k] for k in self.keys()]
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+
+class CompiledKernel:
+
+    def __init__(self, src, asm: Dict[str, Any], metadata: Dict[str, Any], backend,
+                 used_global_vals=None, products: Optional[Dict[str, Any]] = None):
+        metadata = KernelMetadata(metadata)
+        metadata["target"] = _target_of(metadata["target"])
+        if "cluster_dims" in metadata:
+            metadata["cluster_dims"] = tuple(metadata["cluster_dims"])
+        self.src = src
+        self.metadata = metadata
+        self.hash = metadata.get("hash")
+        self.name = metadata["name"]
+        self.asm = AsmDict(asm, backend)
+        self.backend = backend
+        self.packed_metadata = backend.pack_metadata(metadata)
+        self.used_global_vals = used_global_vals or {}
+        # The binary the driver loads; a backend may keep it as an object (the CPU keeps
+        # the TTIR module) rather than text.
+        products = products or {}
+        ext = backend.binary_ext
+        self.kernel = products.get(ext, asm.get(ext))
+        self.module = None
+        self.function = None
+        # Known from the assembler's report before any device is touched; loading the
+        # binary replaces them with what the driver reports.
+        self.n_regs = metadata.get("n_regs")
+        self.n_spills = metadata.get("n_spills")
+        self.n_max_threads = None
+        self._run = None
+        self._fast = None  # the launcher's `launch(grid, args, function)`, when it has one
+        self._driver = None
+
+    # -- loading -----------------------------------------------------------------------
+    def _init_handles(self) -> None:
+        if self._run is not None:
+            return
+        from ..runtime.driver import driver_for_target
+        drv = driver_for_target(self.metadata.target)
+        device = drv.get_current_device()
+        run = drv.launcher_cls(self.src, self.metadata)
+        self.module, self.function, self.n_regs, self.n_spills, self.n_max_threads = \
+            drv.utils.load_binary(self.name, self.kernel, self.metadata.get("shared", 0), device)
+        threads = self.metadata.get("num_warps", 1) * self.metadata.target.warp_size
+        if self.n_max_threads is not None and threads > self.n_max_threads:
+            from ..errors import OutOfResources
+            raise OutOfResources(threads, self.n_max_threads, "threads")
+        self._driver = drv
+        self._fast = getattr(run, "launch", None)
+        self._run = run
+
+    @property
+    def run(self):
+        """The launcher, upstream's calling convention: `run(gridX, gridY, gridZ, stream,
+        function, packed_metadata, launch_metadata, enter_hook, exit_hook, *args)`."""
+        if self._run is None:
+            self._init_handles()
+        return self._run
+
+    def launch_metadata(self, grid, stream, *args):
+        hook = _enter_hook()
+        if hook is None:
+            return None
+        self._init_handles()
+        data = {"name": self.name, "function": self.function, "stream": stream}
+        fn = getattr(self.src, "fn", None)
+        user = getattr(fn, "launch_metadata", None)
+        if user is not None:
+            data.update(user(grid, self.metadata, dict(zip(fn.arg_names, args))))
+        return data
+
+    def __getitem__(self, grid):
+        self._init_handles()
+        grid = tuple(grid) + (1,) * (3 - len(tuple(grid)))
+
+        def runner(*args, stream=None):
+            if stream is None:
+                stream = self._driver.get_current_stream(self._driver.get_current_device())
+            meta = self.launch_metadata(grid, stream, *args)
+            self.run(grid[0], grid[1], grid[2], stream, self.function, self.packed_metadata,
+                     meta, _enter_hook(), _exit_hook(), *args)
+        return runner
+
+    # -- the JIT's launch path ---------------------------------------------------------
+    def _jit_run(self, grid, args) -> None:
+        """What `kernel[grid](...)` through `@jit` calls: the launcher's fast entry when it
+        has one (tritium's), else upstream's calling convention (a plugin's launcher)."""
+        fast = self._fast
+        if fast is not None:
+            fast(grid, args, self.function)
+            return
+        if self._run is None:
+            self._init_handles()
+            if self._fast is not None:
+                self._fast(grid, args, self.function)
+                return
+        stream = self._driver.get_current_stream(self._driver.get_current_device())
+        meta = self.launch_metadata(grid, stream, *args)
+        self._run(grid[0], grid[1], grid[2], stream, self.function, self.packed_metadata, meta,
+                  _enter_hook(), _exit_hook(), *args)
+
+    def __repr__(self) -> str:
+        return f"CompiledKernel({self.name}, target={self.metadata.target})"
+
+
+def _enter_hook():
+    from ..runtime import knobs
+    return getattr(knobs, "launch_enter_hook", None)
+
+
+def _exit_hook():
+    from ..runtime import knobs
+    return getattr(knobs, "launch_exit_hook", None)
