@@ -347,14 +347,16 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 @builtin
 def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None):
-    """A pointer to a block of a parent tensor (not supported by tritium yet)."""
+    """A block pointer: the `block_shape` block at `offsets` of a parent tensor of `shape` and
+    `strides` (in elements) at `base`; `order` lists the dims from the fastest varying.
+    Load/store it with `boundary_check=(dims...)` to mask what falls outside `shape`."""
     return _semantic.make_block_ptr(base, shape, strides, offsets, block_shape, order)
 
 
 @_tensor_member_fn
 @builtin
 def advance(base, offsets, _semantic=None):
-    """Move a block pointer (not supported by tritium yet)."""
+    """The block pointer `base` moved by `offsets` (elements, one per dim)."""
     return _semantic.advance(base, offsets)
 
 
