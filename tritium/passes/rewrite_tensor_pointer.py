@@ -1,0 +1,262 @@
+"""rewrite-tensor-pointer: lower block pointers to tensors of pointers plus masks.
+
+Upstream's pass of the same name (make_ttir, right after the inliner): after it no
+`!tt.ptr<tensor<...>>` value is left, so later stages only see ordinary `tt.load`/`tt.store`.
+
+    %p = tt.make_tensor_ptr %base, [%M, %N], [%sM, %sN], [%o0, %o1] : <tensor<BMxBNxf16>>
+    %v = tt.load %p {boundaryCheck = array<i32: 0>, padding = 1 : i32}
+  becomes, per dim d: off_d = splat(o_d) + make_range(0, B_d) (i64), expanded and broadcast
+  to the block; ptrs = base + sum_d off_d * s_d; mask = and over checked d of
+  0 <= off_d < shape_d; `other` = the padding (0 or NaN) when one was given:
+    %v = tt.load %ptrs, %mask, %zero : tensor<BMxBNx!tt.ptr<f16>>
+
+A block pointer is tracked as its components (base, shapes, strides, offsets as i64); a
+`tt.advance` adds to the offsets. Block pointers carried by `scf.for`/`scf.while`/`scf.if`
+become their components in the loop's or branch's values (canonicalize then drops those that
+never change). Kernels pass block pointers nowhere else after inlining; anything else using
+one is reported.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+from ..ir import types as T
+from ..ir.builder import Builder
+from ..ir.core import Block, Operation, Value
+from ..ir.ops import CMPI_PREDICATES, PADDING_OPTIONS
+from .manager import Pass, register_pass
+
+_SGE, _SLT = CMPI_PREDICATES.index("sge"), CMPI_PREDICATES.index("slt")
+
+
+class Components:
+    """A block pointer as values: `base`, then `shape`, `strides`, `offsets` (i64, per dim)."""
+
+    def __init__(self, values: Sequence[Value], rank: int):
+        self.values, self.rank = list(values), rank
+
+    @property
+    def base(self) -> Value:
+        return self.values[0]
+
+    def shape(self, d):
+        return self.values[1 + d]
+
+    def stride(self, d):
+        return self.values[1 + self.rank + d]
+
+    def offset(self, d):
+        return self.values[1 + 2 * self.rank + d]
+
+    def with_offsets(self, offsets) -> "Components":
+        return Components(self.values[:1 + 2 * self.rank] + list(offsets), self.rank)
+
+
+def component_types(t: T.Type) -> List[T.Type]:
+    """The types a value of type `t` becomes (itself unless it is a block pointer)."""
+    if not T.is_block_ptr(t):
+        return [t]
+    r = t.pointee.rank
+    return [T.PointerType(t.pointee.element, t.address_space)] + [T.i64] * (3 * r)
+
+
+def _i64(b: Builder, v: Value) -> Value:
+    return v if v.type == T.i64 else b.create1("arith.extsi", [v], T.i64)
+
+
+def element_offsets(b: Builder, comp: Components, block: Sequence[int], d: int) -> Value:
+    """offset_d + [0, B_d) along dim d, broadcast to the whole block (i64)."""
+    n = block[d]
+    rng = b.create1("tt.make_range", [], T.TensorType((n,), T.i32), {"start": 0, "end": n})
+    rng = b.create1("arith.extsi", [rng], T.TensorType((n,), T.i64))
+    start = b.create1("tt.splat", [comp.offset(d)], T.TensorType((n,), T.i64))
+    off = b.create1("arith.addi", [start, rng], rng.type)
+    shape = [n]
+    for j in range(len(block)):
+        if j != d:
+            shape.insert(j, 1)
+            off = b.create1("tt.expand_dims", [off], T.TensorType(tuple(shape), T.i64),
+                            {"axis": j})
+    full = T.TensorType(tuple(block), T.i64)
+    if off.type != full:
+        off = b.create1("tt.broadcast", [off], full)
+    return off
+
+
+def pointers_and_mask(b: Builder, comp: Components, block_ty: T.TensorType, check):
+    """The tensor of element pointers of a block, and its boundary mask (or None)."""
+    block = block_ty.shape
+    full64 = T.TensorType(block, T.i64)
+    ptr_ty = T.TensorType(block, comp.base.type)
+    ptrs = b.create1("tt.splat", [comp.base], ptr_ty)
+    mask = None
+    for d in range(len(block)):
+        off = element_offsets(b, comp, block, d)
+        stride = b.create1("tt.splat", [comp.stride(d)], full64)
+        ptrs = b.create1("tt.addptr", [ptrs, b.create1("arith.muli", [off, stride], full64)],
+                         ptr_ty)
+        if d in check:
+            bool_ty = T.TensorType(block, T.i1)
+            zero = b.constant(0, full64)
+            limit = b.create1("tt.splat", [comp.shape(d)], full64)
+            lo = b.create1("arith.cmpi", [off, zero], bool_ty, {"predicate": _SGE})
+            hi = b.create1("arith.cmpi", [off, limit], bool_ty, {"predicate": _SLT})
+            inside = b.create1("arith.andi", [lo, hi], bool_ty)
+            mask = inside if mask is None else b.create1("arith.andi", [mask, inside], bool_ty)
+    return ptrs, mask
+
+
+class _Rewriter:
+    def __init__(self):
+        self.comps: Dict[Value, Components] = {}
+        self.dead: List[Operation] = []
+
+    def expand(self, values: Sequence[Value]) -> List[Value]:
+        out = []
+        for v in values:
+            out.extend(self.comps[v].values if T.is_block_ptr(v.type) else [v])
+        return out
+
+    def bind(self, old: Sequence[Value], new: Sequence[Value]) -> None:
+        """Map `old` values onto their expansion `new` (same order as `expand`)."""
+        it = iter(new)
+        for v in old:
+            if T.is_block_ptr(v.type):
+                r = v.type.pointee.rank
+                self.comps[v] = Components([next(it) for _ in range(1 + 3 * r)], r)
+            else:
+                nv = next(it)
+                if nv is not v:
+                    v.replace_all_uses_with(nv)
+
+    # ------------------------------------------------------------------ walking
+    def run_block(self, block: Block) -> None:
+        for op in list(block):
+            self.run_op(op)
+
+    def run_op(self, op: Operation) -> None:
+        handler = getattr(self, "_" + op.name.replace(".", "_"), None)
+        if handler is not None and handler(op) is not False:
+            return
+        if any(T.is_block_ptr(v.type) for v in op.operands + op.results):
+            raise ValueError(f"rewrite-tensor-pointer: cannot rewrite a block pointer used by "
+                             f"'{op.name}' (at {op.loc.file}:{op.loc.line})")
+        for region in op.regions:
+            for block in region.blocks:
+                self.run_block(block)
+
+    def _builder(self, op: Operation) -> Builder:
+        b = Builder()
+        b.set_insertion_point_before(op)
+        b.loc = op.loc
+        return b
+
+    # ------------------------------------------------------------------ block pointer ops
+    def _tt_make_tensor_ptr(self, op):
+        b = self._builder(op)
+        r = op.results[0].type.pointee.rank
+        vals = op.operands[:1 + 2 * r] + [_i64(b, v) for v in op.operands[1 + 2 * r:]]
+        self.comps[op.results[0]] = Components(vals, r)
+        self.dead.append(op)
+
+    def _tt_advance(self, op):
+        b = self._builder(op)
+        comp = self.comps[op.operand(0)]
+        offs = [b.create1("arith.addi", [comp.offset(d), _i64(b, v)], T.i64)
+                for d, v in enumerate(op.operands[1:])]
+        self.comps[op.results[0]] = comp.with_offsets(offs)
+        self.dead.append(op)
+
+    def _tt_load(self, op):
+        if not T.is_block_ptr(op.operand(0).type):
+            return False
+        b = self._builder(op)
+        ty = op.results[0].type
+        ptrs, mask = pointers_and_mask(b, self.comps[op.operand(0)], ty,
+                                       tuple(op.attr("boundaryCheck", ())))
+        operands = [ptrs]
+        padding = op.attr("padding")
+        if mask is not None:
+            operands.append(mask)
+            if padding is not None:
+                nan = padding == PADDING_OPTIONS["nan"] and T.is_float(ty)
+                operands.append(b.constant(float("nan") if nan else 0, ty))
+        attrs = {k: v for k, v in op.attributes.items() if k not in ("boundaryCheck", "padding")}
+        new = b.create1("tt.load", operands, ty, attrs)
+        op.results[0].replace_all_uses_with(new)
+        self.dead.append(op)
+
+    def _tt_store(self, op):
+        if not T.is_block_ptr(op.operand(0).type):
+            return False
+        b = self._builder(op)
+        val = op.operand(1)
+        ptrs, mask = pointers_and_mask(b, self.comps[op.operand(0)], val.type,
+                                       tuple(op.attr("boundaryCheck", ())))
+        attrs = {k: v for k, v in op.attributes.items() if k != "boundaryCheck"}
+        b.create("tt.store", [ptrs, val] + ([mask] if mask is not None else []), [], attrs)
+        self.dead.append(op)
+
+    # ------------------------------------------------------------------ control flow
+    def _terminator(self, op):
+        if any(T.is_block_ptr(v.type) for v in op.operands):
+            op.set_operands(self.expand(op.operands))
+
+    _scf_yield = _terminator
+    _scf_condition = _terminator
+
+    def _moved_block(self, old: Block, region) -> Block:
+        """A block with expanded argument types taking over `old`'s ops; then rewritten."""
+        new = region.add_block(Block([t for a in old.args for t in component_types(a.type)]))
+        for inner in list(old):
+            inner.remove_from_parent()
+            new.append(inner)
+        self.bind(old.args, new.args)
+        self.run_block(new)
+        return new
+
+    def _rebuilt(self, op: Operation, operands: List[Value]) -> Optional[Operation]:
+        types = [t for r in op.results for t in component_types(r.type)]
+        if operands == op.operands and types == op.result_types:
+            return None
+        new = Operation(op.name, operands, types, dict(op.attributes), len(op.regions), op.loc)
+        op.parent.insert_before(new, op)
+        for old_region, new_region in zip(op.regions, new.regions):
+            for block in old_region.blocks:
+                self._moved_block(block, new_region)
+        self.bind(op.results, new.results)
+        self.dead.append(op)
+        return new
+
+    def _scf_for(self, op):
+        return self._rebuilt(op, op.operands[:3] + self.expand(op.operands[3:])) is not None \
+            or False
+
+    def _scf_while(self, op):
+        return self._rebuilt(op, self.expand(op.operands)) is not None or False
+
+    def _scf_if(self, op):
+        return self._rebuilt(op, list(op.operands)) is not None or False
+
+
+def rewrite_tensor_pointers(module: Operation) -> None:
+    rw = _Rewriter()
+    for region in module.regions:
+        for block in region.blocks:
+            rw.run_block(block)
+    for op in reversed(rw.dead):
+        op.erase()
+
+
+@register_pass
+class RewriteTensorPointer(Pass):
+    name = "rewrite-tensor-pointer"
+    aliases = ("triton-rewrite-tensor-pointer",)
+    description = "lower block pointers (tt.make_tensor_ptr/tt.advance) to pointer tensors + masks"
+
+    def run(self, module: Operation) -> None:
+        rewrite_tensor_pointers(module)
+
+
+__all__ = ["RewriteTensorPointer", "rewrite_tensor_pointers", "pointers_and_mask",
+           "element_offsets", "Components", "component_types"]
