@@ -31,13 +31,15 @@ def ast_to_ttir(fn, specialization, options=None):
     return module, gen.used_global_vals
 
 
-def make_ttir(fn, specialization, options=None):
-    """Code generation plus the TTIR pass pipeline (inline, canonicalize, combine, ...)."""
+def make_ttir(fn, specialization, options=None, lower_block_pointers: bool = False):
+    """Code generation plus the TTIR pass pipeline (inline, canonicalize, combine, ...).
+    `lower_block_pointers` adds upstream's rewrite-tensor-pointer (the GPU backends want
+    plain pointers; the CPU backend evaluates block pointers directly)."""
     module, used = ast_to_ttir(fn, specialization, options)
     try:
         from ..passes import make_ttir_pipeline
     except ImportError:
         make_ttir_pipeline = None
     if make_ttir_pipeline is not None:
-        make_ttir_pipeline().run(module)
+        make_ttir_pipeline(rewrite_tensor_pointer=lower_block_pointers).run(module)
     return module, used

@@ -161,7 +161,7 @@ class CUDABackend:
     # -- the stages (each takes the previous stage's product) -----------------------------
     def make_ttir(self, fn, specialization, options):
         from ...frontend.compiler import make_ttir
-        return make_ttir(fn, specialization, options)
+        return make_ttir(fn, specialization, options, lower_block_pointers=True)
 
     def make_ttgir(self, module, options):
         from ...gpu.pipeline import make_ttgir
