@@ -33,6 +33,9 @@ def __getattr__(name):
     import importlib
     if name in ("testing", "compat", "runtime", "compiler", "tools", "backends", "passes", "ir"):
         return importlib.import_module(f".{name}", __name__)
+    if name == "set_allocator":
+        from .runtime.allocation import set_allocator
+        return set_allocator
     if name in ("OutOfResources", "TritonError", "InterpreterError"):
         from .runtime import errors
         return getattr(errors, name)
@@ -43,4 +46,5 @@ def __getattr__(name):
 
 
 __all__ = ["jit", "JITFunction", "CompilationError", "Config", "autotune", "heuristics",
-           "cdiv", "next_power_of_2", "language", "testing", "compat", "__version__"]
+           "cdiv", "next_power_of_2", "language", "testing", "compat", "set_allocator",
+           "__version__"]

@@ -30,6 +30,9 @@ ALIASES = {
     "triton.runtime.errors": "tritium.runtime.errors",
     "triton.compiler": "tritium.compiler",
     "triton.compiler.errors": "tritium.frontend.errors",
+    "triton.tools": "tritium.tools",
+    "triton.tools.tensor_descriptor": "tritium.tools.tensor_descriptor",
+    "triton.runtime._allocation": "tritium.runtime.allocation",
 }
 
 

@@ -15,6 +15,10 @@ def split_specialization(specialization) -> Tuple[List[Any], Dict[int, Any], Dic
             constants[i] = key
             arg_types.append(None)
             continue
+        if ty.startswith("tensordesc"):
+            from ..language.tensor_descriptor import tensordesc_from_signature
+            arg_types.append(tensordesc_from_signature(ty))
+            continue
         arg_types.append(str_to_ty(ty))
         if key == "D":
             attrs[i] = [("tt.divisibility", 16)]

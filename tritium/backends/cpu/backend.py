@@ -47,7 +47,13 @@ class CPUKernel:
 
     def run(self, grid, bound_args, specialization):
         from .launch import launch
-        args = [a for a, (ty, _) in zip(bound_args, specialization) if ty != "constexpr"]
+        args = []
+        for a, (ty, _) in zip(bound_args, specialization):
+            if ty == "constexpr":
+                continue
+            args.append(a)
+            if ty.startswith("tensordesc"):       # its shape (i32s) and strides (i64s) follow
+                args.extend(list(a.shape) + list(a.strides))
         if 0 in grid:
             return
         with _host_copies(args) as host_args:
