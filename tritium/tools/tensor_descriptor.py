@@ -78,13 +78,13 @@ class TensorDescriptor:
         for i, b in enumerate(self.block_shape):
             _require(b > 0 and b & (b - 1) == 0,
                      f"block_shape[{i}] = {b} must be a power of 2")
+        _require(self.strides[-1] == 1, f"Last dimension must be contiguous, but strides[-1] "
+                                        f"is {self.strides[-1]} (must be 1)")
         elem_bytes = _itemsize(self.base)
         for i, stride in enumerate(self.strides[:-1]):
             _require(stride * elem_bytes % 16 == 0,
                      f"strides must be 16-byte aligned, but strides[{i}] = {stride} elements "
                      f"of {elem_bytes} bytes is {stride * elem_bytes} bytes")
-        _require(self.strides[-1] == 1, f"Last dimension must be contiguous, but strides[-1] "
-                                        f"is {self.strides[-1]} (must be 1)")
         _require(self.padding in ("zero", "nan"),
                  f"Illegal value for padding: {self.padding!r} (expected 'zero' or 'nan')")
         if self.padding == "nan":
