@@ -18,12 +18,13 @@ one is reported.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import List, Sequence
 
 from ..ir import types as T
 from ..ir.builder import Builder
-from ..ir.core import Block, Operation, Value
+from ..ir.core import Operation, Value
 from ..ir.ops import CMPI_PREDICATES, PADDING_OPTIONS
+from .expand_values import ValueExpander
 from .manager import Pass, register_pass
 
 _SGE, _SLT = CMPI_PREDICATES.index("sge"), CMPI_PREDICATES.index("slt")
@@ -106,73 +107,39 @@ def pointers_and_mask(b: Builder, comp: Components, block_ty: T.TensorType, chec
     return ptrs, mask
 
 
-class _Rewriter:
-    def __init__(self):
-        self.comps: Dict[Value, Components] = {}
-        self.dead: List[Operation] = []
+class _BlockPointers(ValueExpander):
+    pass_name = "rewrite-tensor-pointer"
 
-    def expand(self, values: Sequence[Value]) -> List[Value]:
-        out = []
-        for v in values:
-            out.extend(self.comps[v].values if T.is_block_ptr(v.type) else [v])
-        return out
+    def expands(self, t: T.Type) -> bool:
+        return T.is_block_ptr(t)
 
-    def bind(self, old: Sequence[Value], new: Sequence[Value]) -> None:
-        """Map `old` values onto their expansion `new` (same order as `expand`)."""
-        it = iter(new)
-        for v in old:
-            if T.is_block_ptr(v.type):
-                r = v.type.pointee.rank
-                self.comps[v] = Components([next(it) for _ in range(1 + 3 * r)], r)
-            else:
-                nv = next(it)
-                if nv is not v:
-                    v.replace_all_uses_with(nv)
+    def component_types(self, t: T.Type) -> List[T.Type]:
+        return component_types(t)
 
-    # ------------------------------------------------------------------ walking
-    def run_block(self, block: Block) -> None:
-        for op in list(block):
-            self.run_op(op)
+    def _comp(self, v: Value) -> Components:
+        return Components(self.comps[v], v.type.pointee.rank)
 
-    def run_op(self, op: Operation) -> None:
-        handler = getattr(self, "_" + op.name.replace(".", "_"), None)
-        if handler is not None and handler(op) is not False:
-            return
-        if any(T.is_block_ptr(v.type) for v in op.operands + op.results):
-            raise ValueError(f"rewrite-tensor-pointer: cannot rewrite a block pointer used by "
-                             f"'{op.name}' (at {op.loc.file}:{op.loc.line})")
-        for region in op.regions:
-            for block in region.blocks:
-                self.run_block(block)
-
-    def _builder(self, op: Operation) -> Builder:
-        b = Builder()
-        b.set_insertion_point_before(op)
-        b.loc = op.loc
-        return b
-
-    # ------------------------------------------------------------------ block pointer ops
     def _tt_make_tensor_ptr(self, op):
-        b = self._builder(op)
+        b = self.builder(op)
         r = op.results[0].type.pointee.rank
-        vals = op.operands[:1 + 2 * r] + [_i64(b, v) for v in op.operands[1 + 2 * r:]]
-        self.comps[op.results[0]] = Components(vals, r)
+        self.comps[op.results[0]] = (op.operands[:1 + 2 * r]
+                                     + [_i64(b, v) for v in op.operands[1 + 2 * r:]])
         self.dead.append(op)
 
     def _tt_advance(self, op):
-        b = self._builder(op)
-        comp = self.comps[op.operand(0)]
+        b = self.builder(op)
+        comp = self._comp(op.operand(0))
         offs = [b.create1("arith.addi", [comp.offset(d), _i64(b, v)], T.i64)
                 for d, v in enumerate(op.operands[1:])]
-        self.comps[op.results[0]] = comp.with_offsets(offs)
+        self.comps[op.results[0]] = comp.with_offsets(offs).values
         self.dead.append(op)
 
     def _tt_load(self, op):
         if not T.is_block_ptr(op.operand(0).type):
             return False
-        b = self._builder(op)
+        b = self.builder(op)
         ty = op.results[0].type
-        ptrs, mask = pointers_and_mask(b, self.comps[op.operand(0)], ty,
+        ptrs, mask = pointers_and_mask(b, self._comp(op.operand(0)), ty,
                                        tuple(op.attr("boundaryCheck", ())))
         operands = [ptrs]
         padding = op.attr("padding")
@@ -189,63 +156,17 @@ class _Rewriter:
     def _tt_store(self, op):
         if not T.is_block_ptr(op.operand(0).type):
             return False
-        b = self._builder(op)
+        b = self.builder(op)
         val = op.operand(1)
-        ptrs, mask = pointers_and_mask(b, self.comps[op.operand(0)], val.type,
+        ptrs, mask = pointers_and_mask(b, self._comp(op.operand(0)), val.type,
                                        tuple(op.attr("boundaryCheck", ())))
         attrs = {k: v for k, v in op.attributes.items() if k != "boundaryCheck"}
         b.create("tt.store", [ptrs, val] + ([mask] if mask is not None else []), [], attrs)
         self.dead.append(op)
 
-    # ------------------------------------------------------------------ control flow
-    def _terminator(self, op):
-        if any(T.is_block_ptr(v.type) for v in op.operands):
-            op.set_operands(self.expand(op.operands))
-
-    _scf_yield = _terminator
-    _scf_condition = _terminator
-
-    def _moved_block(self, old: Block, region) -> Block:
-        """A block with expanded argument types taking over `old`'s ops; then rewritten."""
-        new = region.add_block(Block([t for a in old.args for t in component_types(a.type)]))
-        for inner in list(old):
-            inner.remove_from_parent()
-            new.append(inner)
-        self.bind(old.args, new.args)
-        self.run_block(new)
-        return new
-
-    def _rebuilt(self, op: Operation, operands: List[Value]) -> Optional[Operation]:
-        types = [t for r in op.results for t in component_types(r.type)]
-        if operands == op.operands and types == op.result_types:
-            return None
-        new = Operation(op.name, operands, types, dict(op.attributes), len(op.regions), op.loc)
-        op.parent.insert_before(new, op)
-        for old_region, new_region in zip(op.regions, new.regions):
-            for block in old_region.blocks:
-                self._moved_block(block, new_region)
-        self.bind(op.results, new.results)
-        self.dead.append(op)
-        return new
-
-    def _scf_for(self, op):
-        return self._rebuilt(op, op.operands[:3] + self.expand(op.operands[3:])) is not None \
-            or False
-
-    def _scf_while(self, op):
-        return self._rebuilt(op, self.expand(op.operands)) is not None or False
-
-    def _scf_if(self, op):
-        return self._rebuilt(op, list(op.operands)) is not None or False
-
 
 def rewrite_tensor_pointers(module: Operation) -> None:
-    rw = _Rewriter()
-    for region in module.regions:
-        for block in region.blocks:
-            rw.run_block(block)
-    for op in reversed(rw.dead):
-        op.erase()
+    _BlockPointers().run(module)
 
 
 @register_pass
