@@ -44,3 +44,55 @@ def test_block_pointer_kernel_to_cubin(name, fn, spec):
     if toolchain.find_ptxas():
         _, info = toolchain.make_cubin(ptx, arch="sm_90a")
         assert info.kernel.spill_stores == 0
+
+
+# ---------------------------------------------------------------- tensor descriptors (no TMA yet)
+from tests.blockptr import test_tensor_descriptor_cpu as D  # noqa: E402
+
+
+def _desc(dtype, block):
+    return (f"tensordesc<{dtype}{list(block)}>", None)
+
+
+DESC_CASES = [
+    ("copy_2d", D._copy_2d, (_desc("fp16", (32, 64)), _desc("fp16", (32, 64)),
+                             ("constexpr", 32), ("constexpr", 64))),
+    ("window_fp32", D._window, (_desc("fp32", (8, 16)), ("*fp32", "D"), ("i32", ""),
+                                ("i32", ""), ("constexpr", 8), ("constexpr", 16))),
+    ("device_desc_loop", D._device_desc, (("*fp32", "D"), ("*fp32", "D"), ("*i64", "D"),
+                                          ("i32", ""), ("i32", ""), ("constexpr", 8),
+                                          ("constexpr", 16), ("constexpr", "nan"))),
+    ("reduce_add", D._reduce, (_desc("fp32", (4, 8)), ("*fp32", "D"), ("constexpr", "add"),
+                               ("constexpr", 4), ("constexpr", 8))),
+    ("reduce_xor", D._reduce, (_desc("i32", (4, 8)), ("*i32", "D"), ("constexpr", "xor"),
+                               ("constexpr", 4), ("constexpr", 8))),
+    ("gather_scatter", D._gather_scatter, (_desc("fp32", (1, 16)), _desc("fp32", (1, 16)),
+                                           ("*i32", "D"), ("*fp32", "D"), ("i32", ""),
+                                           ("constexpr", 8), ("constexpr", 16))),
+]
+
+
+@pytest.mark.parametrize("name,fn,spec", DESC_CASES, ids=[c[0] for c in DESC_CASES])
+def test_descriptor_kernel_to_cubin(name, fn, spec):
+    """The kernel's parameters after lowering are exactly what the launcher packs."""
+    from tritium.backends.nvidia.launcher import _param_fields
+    from tritium.ir.printer import print_module
+    backend = CUDABackend()
+    backend._capability = 90
+    opts = CUDAOptions(num_warps=4)
+    ttir, _ = backend.make_ttir(fn, spec, opts)
+    text = print_module(ttir)
+    assert "tensordesc" not in text and "tt.descriptor_" not in text
+    func = next(op for op in ttir.regions[0].entry if op.name == "tt.func")
+    signature = {f"a{i}": ty for i, (ty, _) in enumerate(spec)}
+    packed = [f[3] for f in _param_fields(signature, 0)]
+    params = [str(t) for t in func.attr("function_type").inputs]
+    assert [p.startswith("!tt.ptr<") or p for p in params] == \
+        [ty.startswith("*") or ty for ty in packed]
+    ttgir = backend.make_ttgir(ttir, opts)
+    llir, _ = backend.make_llir(ttgir, opts)
+    from tritium.backends.nvidia.llvm import llir_to_ptx
+    ptx = llir_to_ptx(llir, arch="sm_90a")
+    assert ".entry" in ptx
+    if toolchain.find_ptxas():
+        toolchain.make_cubin(ptx, arch="sm_90a")

@@ -37,8 +37,9 @@ def ast_to_ttir(fn, specialization, options=None):
 
 def make_ttir(fn, specialization, options=None, lower_block_pointers: bool = False):
     """Code generation plus the TTIR pass pipeline (inline, canonicalize, combine, ...).
-    `lower_block_pointers` adds upstream's rewrite-tensor-pointer (the GPU backends want
-    plain pointers; the CPU backend evaluates block pointers directly)."""
+    `lower_block_pointers` adds upstream's rewrite-tensor-pointer and
+    rewrite-tensor-descriptor-to-pointer (the GPU backend wants plain pointers until it has
+    TMA; the CPU backend evaluates block pointers and descriptors directly)."""
     module, used = ast_to_ttir(fn, specialization, options)
     try:
         from ..passes import make_ttir_pipeline

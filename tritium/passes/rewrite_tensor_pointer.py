@@ -97,14 +97,19 @@ def pointers_and_mask(b: Builder, comp: Components, block_ty: T.TensorType, chec
         ptrs = b.create1("tt.addptr", [ptrs, b.create1("arith.muli", [off, stride], full64)],
                          ptr_ty)
         if d in check:
-            bool_ty = T.TensorType(block, T.i1)
-            zero = b.constant(0, full64)
-            limit = b.create1("tt.splat", [comp.shape(d)], full64)
-            lo = b.create1("arith.cmpi", [off, zero], bool_ty, {"predicate": _SGE})
-            hi = b.create1("arith.cmpi", [off, limit], bool_ty, {"predicate": _SLT})
-            inside = b.create1("arith.andi", [lo, hi], bool_ty)
-            mask = inside if mask is None else b.create1("arith.andi", [mask, inside], bool_ty)
+            inside = in_bounds(b, off, comp.shape(d))
+            mask = inside if mask is None else b.create1("arith.andi", [mask, inside],
+                                                         inside.type)
     return ptrs, mask
+
+
+def in_bounds(b: Builder, off: Value, limit: Value) -> Value:
+    """0 <= off < limit, elementwise (`off` an i64 tensor, `limit` an i64 scalar)."""
+    bool_ty = T.with_element(off.type, T.i1)
+    lo = b.create1("arith.cmpi", [off, b.constant(0, off.type)], bool_ty, {"predicate": _SGE})
+    hi = b.create1("arith.cmpi", [off, b.create1("tt.splat", [limit], off.type)], bool_ty,
+                   {"predicate": _SLT})
+    return b.create1("arith.andi", [lo, hi], bool_ty)
 
 
 class _BlockPointers(ValueExpander):

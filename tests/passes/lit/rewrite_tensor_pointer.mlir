@@ -17,8 +17,8 @@
 // CHECK: %[[ST0:.*]] = tt.splat %[[SM]] : i64 -> tensor<4x8xi64>
 // CHECK: %[[MUL0:.*]] = arith.muli %[[B0]], %[[ST0]] : tensor<4x8xi64>
 // CHECK: %[[P1:.*]] = tt.addptr %[[P0]], %[[MUL0]]
-// CHECK: %[[LIM0:.*]] = tt.splat %[[M]] : i64 -> tensor<4x8xi64>
 // CHECK: %[[GE0:.*]] = arith.cmpi sge, %[[B0]], %{{.*}} : tensor<4x8xi64>
+// CHECK: %[[LIM0:.*]] = tt.splat %[[M]] : i64 -> tensor<4x8xi64>
 // CHECK: %[[LT0:.*]] = arith.cmpi slt, %[[B0]], %[[LIM0]] : tensor<4x8xi64>
 // CHECK: %[[IN0:.*]] = arith.andi %[[GE0]], %[[LT0]] : tensor<4x8xi1>
 // CHECK: tt.expand_dims %{{.*}} {axis = 0 : i32} : tensor<8xi64> -> tensor<1x8xi64>
