@@ -96,3 +96,28 @@ def test_descriptor_kernel_to_cubin(name, fn, spec):
     assert ".entry" in ptx
     if toolchain.find_ptxas():
         toolchain.make_cubin(ptx, arch="sm_90a")
+
+
+def test_launcher_packs_descriptor_parameters():
+    """A TensorDescriptor argument is packed as tensordesc_abi lists it: base address,
+    padding flag, i32 shape, i64 strides (no GPU: a fake cuLaunchKernel)."""
+    import ctypes
+    import struct
+
+    import torch
+
+    from tritium.backends.nvidia import launcher
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    calls = []
+    launch = launcher.make_launcher({"d": "tensordesc<fp16[64, 32]>", "n": "i32"},
+                                    launch_fn=lambda *a: calls.append(a) or 0,
+                                    device_pointer=lambda p: p, cache=False)
+    x = torch.zeros(100, 48, dtype=torch.float16)
+    desc = TensorDescriptor(x, [100, 40], [48, 1], [64, 32], padding="nan")
+    launch(2, 1, 1, 0, 0xF00, 4, 0, desc, 7)
+    assert struct.unpack("<QB3xii4xqqi", bytes(launch.params)[:44]) == \
+        (x.data_ptr(), 1, 100, 40, 48, 1, 7)
+    ptrs = (ctypes.c_void_p * 7).from_address(calls[-1][9])
+    assert ctypes.c_int32.from_address(ptrs[3]).value == 40       # kernel parameter 3 = shape[1]
+    with pytest.raises(Exception, match=r"d\.shape\[0\]"):
+        launch(2, 1, 1, 0, 0xF00, 4, 0, TensorDescriptor(x, [2 ** 31, 40], [48, 1], [64, 32]), 7)

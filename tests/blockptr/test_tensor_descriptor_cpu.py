@@ -224,6 +224,12 @@ def _bad(x_ptr, WHICH: tl.constexpr):
         tl.make_tensor_descriptor(x_ptr, [8, 8], [8, 1], [8, 8]).store([0, 0], tl.zeros((8, 4), tl.int32))
     elif WHICH == 8:
         tl.make_tensor_descriptor(x_ptr, [8], [1], [8, 8])
+    elif WHICH == 9:
+        tl.make_tensor_descriptor(x_ptr.to(tl.pointer_type(tl.float16)), [8, 8], [8, 1],
+                                  [8, 8]).atomic_max([0, 0], tl.zeros((8, 8), tl.float16))
+    elif WHICH == 10:
+        tl.make_tensor_descriptor(x_ptr.to(tl.pointer_type(tl.uint32)), [8, 8], [8, 1],
+                                  [8, 8]).atomic_min([0, 0], tl.zeros((8, 8), tl.uint32))
 
 
 @pytest.mark.parametrize("which,message", [
@@ -236,6 +242,8 @@ def _bad(x_ptr, WHICH: tl.constexpr):
     (6, "Unsupported dtype int8 for descriptor atomic_add"),
     (7, r"value shape \[8, 4\] does not match the descriptor's block shape \[8, 8\]"),
     (8, "Expected block_shape to have 1 dimensions but got 2"),
+    (9, "16-bit float types require native tma support"),
+    (10, "atomic_min on unsigned integers"),
 ])
 def test_descriptor_errors(which, message):
     with pytest.raises(CompilationError, match=message):

@@ -103,10 +103,22 @@ class DescriptorMixin:
     def descriptor_atomic_add(self, desc, value, offsets):
         return self._descriptor_reduce("add", desc, value, offsets, _ADD_TYPES)
 
+    def _minmax_supported(self, kind, desc):
+        _check_desc(desc)
+        if desc.dtype in (tl.float16, tl.bfloat16):
+            # Upstream allows these only with native TMA, which tritium does not use yet.
+            raise ValueError("16-bit float types require native tma support")
+        if desc.dtype.is_int_unsigned():
+            # The IR's integers are signless and tt.descriptor_reduce has no signedness.
+            raise NotImplementedError(f"descriptor atomic_{kind} on unsigned integers "
+                                      f"({desc.dtype}) is not supported by tritium yet")
+
     def descriptor_atomic_min(self, desc, value, offsets):
+        self._minmax_supported("min", desc)
         return self._descriptor_reduce("min", desc, value, offsets, _MINMAX_TYPES)
 
     def descriptor_atomic_max(self, desc, value, offsets):
+        self._minmax_supported("max", desc)
         return self._descriptor_reduce("max", desc, value, offsets, _MINMAX_TYPES)
 
     def descriptor_atomic_and(self, desc, value, offsets):
