@@ -248,3 +248,14 @@ def _bad(x_ptr, WHICH: tl.constexpr):
 def test_descriptor_errors(which, message):
     with pytest.raises(CompilationError, match=message):
         _bad[(1,)](np.zeros(64, np.int32), WHICH=which)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_torch_descriptors_16bit(rng, dtype):
+    torch = pytest.importorskip("torch")
+    tdt = getattr(torch, dtype)
+    x = torch.from_numpy(rng.uniform(-4, 4, (19, 64)).astype(np.float32)).to(tdt)
+    y = torch.zeros_like(x)
+    _copy_2d[(3, 4)](TensorDescriptor.from_tensor(x, [8, 16]),
+                     TensorDescriptor.from_tensor(y, [8, 16]), BM=8, BN=16)
+    assert torch.equal(y, x + 1)
