@@ -71,16 +71,21 @@ class _host_copies:
         self.pairs = []
 
     def __enter__(self):
-        out = []
-        for a in self.args:
-            dev = getattr(a, "device", None)
-            if dev is not None and getattr(dev, "type", "cpu") != "cpu":
-                host = a.detach().cpu()
-                self.pairs.append((a, host))
-                out.append(host)
-            else:
-                out.append(a)
-        return out
+        return [self._host(a) for a in self.args]
+
+    def _host(self, a):
+        if type(a).__name__ == "TensorDescriptor":     # the same descriptor over a host copy
+            base = self._host(a.base)
+            if base is a.base:
+                return a
+            import dataclasses
+            return dataclasses.replace(a, base=base)
+        dev = getattr(a, "device", None)
+        if dev is not None and getattr(dev, "type", "cpu") != "cpu":
+            host = a.detach().cpu()
+            self.pairs.append((a, host))
+            return host
+        return a
 
     def __exit__(self, *exc):
         for dev_t, host in self.pairs:
