@@ -106,3 +106,34 @@ tt.func @select_block_ptr(%a: !tt.ptr<i32>, %b: !tt.ptr<i32>, %c: i1) -> tensor<
   %v = tt.load %p : !tt.ptr<tensor<8xi32>>
   tt.return %v : tensor<8xi32>
 }
+
+// -----
+
+// scf.while carries the components through both regions.
+// CHECK-LABEL: @advance_in_while
+// CHECK: scf.while (%{{[^ ]*}} = %{{[^,]*}}, %{{[^ ]*}} = %{{[^,]*}}, %{{[^ ]*}} = %{{[^,]*}}, %{{[^ ]*}} = %{{[^,]*}}, %{{[^ ]*}} = %{{[^)]*}}) : (i32, !tt.ptr<f32>, i64, i64, i64) -> (i32, !tt.ptr<f32>, i64, i64, i64)
+// CHECK: scf.condition(%{{.*}}) %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i32, !tt.ptr<f32>, i64, i64, i64
+// CHECK: ^bb0(%{{[^:]*}}: i32, %[[BASE:[^:]*]]: !tt.ptr<f32>, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %[[OFF:[^:]*]]: i64):
+// CHECK: tt.splat %[[OFF]] : i64 -> tensor<16xi64>
+// CHECK: tt.store
+// CHECK: arith.addi %[[OFF]], %{{.*}} : i64
+// CHECK-NOT: !tt.ptr<tensor
+tt.func @advance_in_while(%base: !tt.ptr<f32>, %n: i64, %steps: i32) {
+  %c1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %v = arith.constant dense<1.0> : tensor<16xf32>
+  %p = tt.make_tensor_ptr %base, [%n], [%c1], [%c0] {order = array<i32: 0>} : <tensor<16xf32>>
+  %r:2 = scf.while (%i = %c0, %q = %p) : (i32, !tt.ptr<tensor<16xf32>>) -> (i32, !tt.ptr<tensor<16xf32>>) {
+    %go = arith.cmpi slt, %i, %steps : i32
+    scf.condition(%go) %i, %q : i32, !tt.ptr<tensor<16xf32>>
+  } do {
+  ^bb0(%j: i32, %q1: !tt.ptr<tensor<16xf32>>):
+    tt.store %q1, %v {boundaryCheck = array<i32: 0>} : !tt.ptr<tensor<16xf32>>
+    %q2 = tt.advance %q1, [%c16] : <tensor<16xf32>>
+    %j2 = arith.addi %j, %c1_i32 : i32
+    scf.yield %j2, %q2 : i32, !tt.ptr<tensor<16xf32>>
+  }
+  tt.return
+}
