@@ -182,14 +182,14 @@ class AsmReader:
             raise self.error(f"unknown type '{text}'", tok)
         if kind == "bang":
             self.lex.next()
+            if text == "!tt.tensordesc":
+                return self.tensordesc_body()
             if text == "!tt.ptr":
                 self.expect("<")
                 pointee = self.parse_type()
                 space = self.parse_int() if self.accept(",") else 1
                 self.expect(">", "closing !tt.ptr")
                 return T.PointerType(pointee, space)
-            if text == "!tt.tensordesc":
-                return self.tensordesc_body()
             if text in self.type_aliases:
                 return self.type_aliases[text]
             if "." in text:
