@@ -111,3 +111,15 @@ def test_descriptor_through_branch(rng):
         TensorDescriptor.from_tensor(a, [8, 8]), TensorDescriptor.from_tensor(b, [8, 8]),
         TensorDescriptor.from_tensor(_aligned(np.zeros((16, 8), np.float32)), [8, 8]), 3])
     np.testing.assert_array_equal(out, b)
+
+
+def test_noinline_functions_and_loop_carried(rng):
+    x = _aligned(random_array(rng, "float32", 32 * 128).reshape(32, 128))
+    spec = (("*fp32", ""), ("*fp32", ""), ("i32", ""), ("i32", ""), ("constexpr", 8),
+            ("constexpr", 32))
+    out, _ = _run_both(K._noinline_descriptors, spec, (4, 4),
+                       lambda: [np.zeros_like(x), x, 32, 128])
+    np.testing.assert_array_equal(out, np.abs(x))
+    spec = (("*fp32", ""), ("i32", ""), ("i32", ""), ("constexpr", 8), ("constexpr", 32))
+    a, = _run_both(K._loop_carried_descriptor, spec, (4,), lambda: [x.copy(), 32, 128])
+    np.testing.assert_allclose(a, x + 15, rtol=1e-6)

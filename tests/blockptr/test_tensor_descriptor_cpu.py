@@ -259,3 +259,51 @@ def test_torch_descriptors_16bit(rng, dtype):
     _copy_2d[(3, 4)](TensorDescriptor.from_tensor(x, [8, 16]),
                      TensorDescriptor.from_tensor(y, [8, 16]), BM=8, BN=16)
     assert torch.equal(y, x + 1)
+
+
+# ---------------------------------------------------------------- descriptors across functions
+@triton.jit(noinline=True)
+def _make_desc_helper(ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    return tl.make_tensor_descriptor(ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+
+
+@triton.jit(noinline=True)
+def _abs_copy_helper(in_desc, out_desc, BM: tl.constexpr, BN: tl.constexpr):
+    i, j = tl.program_id(0) * BM, tl.program_id(1) * BN
+    out_desc.store([i, j], tl.abs(in_desc.load([i, j])))
+
+
+@triton.jit
+def _noinline_descriptors(out_ptr, a_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # A descriptor returned by one non-inlined function and passed to another.
+    _abs_copy_helper(_make_desc_helper(a_ptr, M, N, BM, BN),
+                     _make_desc_helper(out_ptr, M, N, BM, BN), BM, BN)
+
+
+@triton.jit
+def _loop_carried_descriptor(a_ptr, M, N, MB: tl.constexpr, NB: tl.constexpr):
+    # Reassigned inside for and while loops (upstream's loop-carried descriptor test).
+    moffset = MB * tl.program_id(0)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[MB, NB])
+    for i in range(0, N, NB):
+        if i % (3 * NB) == 0:
+            a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1],
+                                               block_shape=[MB, NB])
+        a_desc.store([moffset, i], a_desc.load([moffset, i]) + 10)
+    n = 0
+    while n < N:
+        if n % (3 * NB) == 0:
+            a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1],
+                                               block_shape=[MB, NB])
+        a_desc.store([moffset, n], a_desc.load([moffset, n]) + 5)
+        n += NB
+
+
+def test_descriptors_across_noinline_functions_and_loops(rng):
+    x = _arr(rng, "float32", (32, 128))
+    out = np.zeros_like(x)
+    _noinline_descriptors[(4, 4)](out, x, 32, 128, BM=8, BN=32)
+    np.testing.assert_array_equal(out, np.abs(x))
+    ref = x + 15
+    _loop_carried_descriptor[(4,)](x, 32, 128, MB=8, NB=32)
+    np.testing.assert_allclose(x, ref, rtol=1e-6)

@@ -94,15 +94,50 @@ class _Descriptors(ValueExpander):
                 del attrs[i]
         self._set_params(func, attrs)
 
-    @staticmethod
-    def _set_params(func: Operation, attrs) -> None:
+    def _set_params(self, func: Operation, attrs) -> None:
         from ..ir.attrs import ArrayAttr
         block = func.regions[0].entry
         ftype = func.attr("function_type")
+        results = tuple(t for r in ftype.results for t in self._slot_types(r))
         func.attributes["function_type"] = TypeAttr(
-            T.FunctionType(tuple(a.type for a in block.args), ftype.results))
+            T.FunctionType(tuple(a.type for a in block.args), results))
         if func.attr("arg_attrs") is not None:
             func.attributes["arg_attrs"] = ArrayAttr(tuple(attrs))
+
+    # ------------------------------------------------------------------ calls and returns
+    # Functions pass a descriptor as the descriptor followed by its shape and strides (the
+    # JIT flattens it so); only the descriptor itself becomes (base, padding_nan).
+    def _slot_types(self, t: T.Type) -> List[T.Type]:
+        return self.component_types(t)[:2] if self.expands(t) else [t]
+
+    def _slots(self, values) -> List[Value]:
+        out = []
+        for v in values:
+            out.extend(self.comps[v][:2] if self.expands(v.type) else [v])
+        return out
+
+    def _tt_return(self, op):
+        if not any(self.expands(v.type) for v in op.operands):
+            return False
+        op.set_operands(self._slots(op.operands))
+
+    def _tt_call(self, op):
+        if not any(self.expands(v.type) for v in op.operands + op.results):
+            return False
+        types = [t for r in op.results for t in self._slot_types(r.type)]
+        new = Operation("tt.call", self._slots(op.operands), types, dict(op.attributes), 0,
+                        op.loc)
+        op.parent.insert_before(new, op)
+        res, i = new.results, 0
+        for r in op.results:
+            if self.expands(r.type):
+                n = 2 * r.type.block.rank
+                self.comps[r] = [res[i], res[i + 1]] + list(res[i + 2:i + 2 + n])
+                i += 2
+            else:
+                r.replace_all_uses_with(res[i])
+                i += 1
+        self.dead.append(op)
 
     # ------------------------------------------------------------------ ops
     def _tt_make_tensor_descriptor(self, op):
