@@ -238,3 +238,28 @@ def test_errors_name_the_problem(which, message):
     with pytest.raises(CompilationError, match=message) as e:
         _bad[(1,)](x, WHICH=which)
     assert "tl." in str(e.value)      # the caret points at the offending call
+
+
+@triton.jit(noinline=True)
+def _load_and_step(p, BN: tl.constexpr):
+    return tl.load(p, boundary_check=(0, 1), padding_option="zero"), tl.advance(p, (0, BN))
+
+
+@triton.jit
+def _row_sums_noinline(x_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # A block pointer passed to and returned from a non-inlined function.
+    pid = tl.program_id(0)
+    x = tl.make_block_ptr(x_ptr, (M, N), (N, 1), (pid * BM, 0), (BM, BN), (1, 0))
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for _ in range(0, tl.cdiv(N, BN)):
+        v, x = _load_and_step(x, BN)
+        acc += v
+    o = tl.make_block_ptr(out_ptr, (M,), (1,), (pid * BM,), (BM,), (0,))
+    tl.store(o, tl.sum(acc, axis=1), boundary_check=(0,))
+
+
+def test_block_pointer_through_noinline_call(rng):
+    x = random_array(rng, "float32", 21 * 50).reshape(21, 50)
+    out = np.zeros(21, np.float32)
+    _row_sums_noinline[(3,)](x, out, 21, 50, BM=8, BN=16)
+    np.testing.assert_allclose(out, x.sum(axis=1), rtol=1e-5, atol=1e-5)

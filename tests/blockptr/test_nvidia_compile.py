@@ -22,6 +22,8 @@ CASES = [
     ("padding_nan", K._load_at, _spec("*fp32", "*fp32", "i32", "i32", "i32", "i32", BM=8,
                                       BN=16, PAD="nan", CHECK=(0, 1))),
     ("row_sums_advance", K._row_sums, _spec("*fp32", "*fp32", "i32", "i32", BM=8, BN=32)),
+    ("noinline_call", K._row_sums_noinline, _spec("*fp32", "*fp32", "i32", "i32", BM=8,
+                                                  BN=32)),
     ("copy_3d", K._copy_3d, _spec("*i16", "*i16", "i32", "i32", "i32", "i32", "i32", "i32",
                                   BA=2, BB=4, BC=16)),
 ]

@@ -82,3 +82,11 @@ def test_3d(rng):
     _, y = _run_both(K._copy_3d, spec, (2, 2, 2),
                      lambda: [x, np.zeros_like(x), A, B, C, B * C, C, 1])
     np.testing.assert_array_equal(y, x - 1)
+
+
+def test_noinline_call_with_block_pointers(rng):
+    x = random_array(rng, "float32", 21 * 50).reshape(21, 50)
+    spec = _spec("*fp32", "*fp32", "i32", "i32", BM=8, BN=16)
+    _, out = _run_both(K._row_sums_noinline, spec, (3,),
+                       lambda: [x, np.zeros(21, np.float32), 21, 50])
+    np.testing.assert_allclose(out, x.sum(1), rtol=1e-5, atol=1e-5)

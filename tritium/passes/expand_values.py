@@ -5,16 +5,18 @@ rewrite-tensor-descriptor-to-pointer (a descriptor → base, padding, shapes, st
 A subclass says which types it expands (`expands`, `component_types`) and rewrites the ops
 that make and use such values (methods named `_<dialect>_<op>`, e.g. `_tt_advance`). This
 class carries the values through `scf.for` / `scf.while` / `scf.if` (their operands, block
-arguments, yields and results become components), records the ops to erase, and reports
-any other op that touches an expanded value.
+arguments, yields and results become components) and across function boundaries
+(parameters, `tt.call`, `tt.return`; `slot_types` says what stands for a value there),
+records the ops to erase, and reports any other op that touches an expanded value.
 """
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
 from ..ir import types as T
+from ..ir.attrs import ArrayAttr, DictAttr, TypeAttr
 from ..ir.builder import Builder
-from ..ir.core import Block, Operation, Value
+from ..ir.core import Block, BlockArgument, Operation, Value
 
 
 class ValueExpander:
@@ -61,11 +63,81 @@ class ValueExpander:
 
     # -- walking
     def run(self, module: Operation) -> None:
+        funcs = [op for op in module.regions[0].entry
+                 if op.name == "tt.func" and op.regions[0].blocks]
+        for func in funcs:
+            self.expand_params(func)
         for region in module.regions:
             for block in region.blocks:
                 self.run_block(block)
         for op in reversed(self.dead):
             op.erase()
+        for func in funcs:
+            self.drop_old_params(func)
+
+    # -- function boundaries: by default a value crosses them as all of its components
+    def slot_types(self, t: T.Type) -> List[T.Type]:
+        """The types that stand for a value of type `t` in calls, returns and parameters."""
+        return self.types_of(t)
+
+    def slots(self, values: Sequence[Value]) -> List[Value]:
+        out = []
+        for v in values:
+            out.extend(self.comps[v][:len(self.slot_types(v.type))] if self.expands(v.type)
+                       else [v])
+        return out
+
+    def expand_params(self, func: Operation) -> None:
+        """New entry arguments for every expanded parameter (the old ones go at the end)."""
+        block = func.regions[0].entry
+        attrs = list(func.attr("arg_attrs") or [DictAttr(())] * len(block.args))
+        k = 0
+        while k < len(block.args):
+            arg = block.args[k]
+            if not self.expands(arg.type):
+                k += 1
+                continue
+            new = [BlockArgument(t, block, 0) for t in self.component_types(arg.type)]
+            block.args[k:k] = new
+            attrs[k:k] = [attrs[k]] + [DictAttr(())] * (len(new) - 1)
+            self.comps[arg] = new
+            k += len(new) + 1
+        for i, a in enumerate(block.args):
+            a.index = i
+        self.set_signature(func, attrs)
+
+    def drop_old_params(self, func: Operation) -> None:
+        block = func.regions[0].entry
+        attrs = list(func.attr("arg_attrs") or [DictAttr(())] * len(block.args))
+        for i in reversed(range(len(block.args))):
+            if self.expands(block.args[i].type):
+                block.erase_argument(i)
+                del attrs[i]
+        self.set_signature(func, attrs)
+
+    def set_signature(self, func: Operation, attrs) -> None:
+        block = func.regions[0].entry
+        ftype = func.attr("function_type")
+        results = tuple(t for r in ftype.results for t in self.slot_types(r))
+        func.attributes["function_type"] = TypeAttr(
+            T.FunctionType(tuple(a.type for a in block.args), results))
+        if func.attr("arg_attrs") is not None:
+            func.attributes["arg_attrs"] = ArrayAttr(tuple(attrs))
+
+    def _tt_return(self, op):
+        if not any(self.expands(v.type) for v in op.operands):
+            return False
+        op.set_operands(self.slots(op.operands))
+
+    def _tt_call(self, op):
+        if not any(self.expands(v.type) for v in op.operands + op.results):
+            return False
+        types = [t for r in op.results for t in self.slot_types(r.type)]
+        new = Operation("tt.call", self.slots(op.operands), types, dict(op.attributes), 0,
+                        op.loc)
+        op.parent.insert_before(new, op)
+        self.bind(op.results, new.results)
+        self.dead.append(op)
 
     def run_block(self, block: Block) -> None:
         for op in list(block):

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import List
 
 from ..ir import types as T
-from ..ir.attrs import DictAttr, TypeAttr
+from ..ir.attrs import DictAttr
 from ..ir.builder import Builder
 from ..ir.core import BlockArgument, Operation, Value
 from ..ir.ops import ATOMIC_RMW_OPS, DESCRIPTOR_REDUCE_KINDS, MEM_SCOPES, MEM_SEMANTICS
@@ -46,17 +46,14 @@ class _Descriptors(ValueExpander):
     def component_types(self, t: T.Type) -> List[T.Type]:
         return descriptor_component_types(t)
 
-    # ------------------------------------------------------------------ kernel parameters
-    def run(self, module: Operation) -> None:
-        for op in module.regions[0].entry:
-            if op.name == "tt.func" and op.regions[0].blocks:
-                self._expand_params(op)
-        super().run(module)
-        for op in module.regions[0].entry:
-            if op.name == "tt.func" and op.regions[0].blocks:
-                self._drop_old_params(op)
+    # ------------------------------------------------------------------ function boundaries
+    # Functions (kernels included) pass a descriptor as the descriptor followed by its shape
+    # and strides (the JIT flattens it so); only the descriptor itself becomes
+    # (base, padding_nan), and the shape and stride values that follow it complete it.
+    def slot_types(self, t: T.Type) -> List[T.Type]:
+        return self.component_types(t)[:2] if self.expands(t) else [t]
 
-    def _expand_params(self, func: Operation) -> None:
+    def expand_params(self, func: Operation) -> None:
         block = func.regions[0].entry
         attrs = list(func.attr("arg_attrs") or [DictAttr(())] * len(block.args))
         k = 0
@@ -83,49 +80,13 @@ class _Descriptors(ValueExpander):
             k += 3 + 2 * r
         for i, a in enumerate(block.args):
             a.index = i
-        self._set_params(func, attrs)
-
-    def _drop_old_params(self, func: Operation) -> None:
-        block = func.regions[0].entry
-        attrs = list(func.attr("arg_attrs") or [DictAttr(())] * len(block.args))
-        for i in reversed(range(len(block.args))):
-            if self.expands(block.args[i].type):
-                block.erase_argument(i)
-                del attrs[i]
-        self._set_params(func, attrs)
-
-    def _set_params(self, func: Operation, attrs) -> None:
-        from ..ir.attrs import ArrayAttr
-        block = func.regions[0].entry
-        ftype = func.attr("function_type")
-        results = tuple(t for r in ftype.results for t in self._slot_types(r))
-        func.attributes["function_type"] = TypeAttr(
-            T.FunctionType(tuple(a.type for a in block.args), results))
-        if func.attr("arg_attrs") is not None:
-            func.attributes["arg_attrs"] = ArrayAttr(tuple(attrs))
-
-    # ------------------------------------------------------------------ calls and returns
-    # Functions pass a descriptor as the descriptor followed by its shape and strides (the
-    # JIT flattens it so); only the descriptor itself becomes (base, padding_nan).
-    def _slot_types(self, t: T.Type) -> List[T.Type]:
-        return self.component_types(t)[:2] if self.expands(t) else [t]
-
-    def _slots(self, values) -> List[Value]:
-        out = []
-        for v in values:
-            out.extend(self.comps[v][:2] if self.expands(v.type) else [v])
-        return out
-
-    def _tt_return(self, op):
-        if not any(self.expands(v.type) for v in op.operands):
-            return False
-        op.set_operands(self._slots(op.operands))
+        self.set_signature(func, attrs)
 
     def _tt_call(self, op):
         if not any(self.expands(v.type) for v in op.operands + op.results):
             return False
-        types = [t for r in op.results for t in self._slot_types(r.type)]
-        new = Operation("tt.call", self._slots(op.operands), types, dict(op.attributes), 0,
+        types = [t for r in op.results for t in self.slot_types(r.type)]
+        new = Operation("tt.call", self.slots(op.operands), types, dict(op.attributes), 0,
                         op.loc)
         op.parent.insert_before(new, op)
         res, i = new.results, 0

@@ -11,10 +11,9 @@ Upstream's pass of the same name (make_ttir, right after the inliner): after it 
     %v = tt.load %ptrs, %mask, %zero : tensor<BMxBNx!tt.ptr<f16>>
 
 A block pointer is tracked as its components (base, shapes, strides, offsets as i64); a
-`tt.advance` adds to the offsets. Block pointers carried by `scf.for`/`scf.while`/`scf.if`
-become their components in the loop's or branch's values (canonicalize then drops those that
-never change). Kernels pass block pointers nowhere else after inlining; anything else using
-one is reported.
+`tt.advance` adds to the offsets. Block pointers carried by `scf.for`/`scf.while`/`scf.if`,
+or passed to and returned from non-inlined functions, become their components there
+(canonicalize then drops those that never change); anything else using one is reported.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ per dim) and strides (one i64 per dim), as upstream's does. What the first of th
       i64   strides[r]
   with TMA (upstream's layout, to come): the slot holds the 128-byte `CUtensorMap` by value
       (64-byte aligned, `.param .align 64 .b8 [128]`), followed by the same shape and
-      strides; `FALLBACK_SLOT` below is then replaced by a `TMA_SLOT`.
+      strides: only the first two entries `expand` returns change.
 """
 from __future__ import annotations
 
@@ -20,10 +20,6 @@ import re
 from typing import List, Tuple
 
 _SIGNATURE = re.compile(r"tensordesc<([^\[>]+)\[([0-9, ]*)\]>")
-
-# The parameters that stand in the descriptor's own slot, in order: (suffix, type string).
-FALLBACK_SLOT: Tuple[Tuple[str, str], ...] = (("base", "*{dtype}"), ("padding_nan", "i1"))
-
 
 def parse(sig: str) -> Tuple[str, int]:
     """(element type string, rank) of `tensordesc<fp16[64, 32]>`."""
@@ -44,4 +40,4 @@ def expand(name: str, sig: str) -> List[Tuple[str, str, str]]:
     return params
 
 
-__all__ = ["FALLBACK_SLOT", "parse", "expand"]
+__all__ = ["parse", "expand"]
