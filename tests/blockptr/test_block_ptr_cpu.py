@@ -263,3 +263,55 @@ def test_block_pointer_through_noinline_call(rng):
     out = np.zeros(21, np.float32)
     _row_sums_noinline[(3,)](x, out, 21, 50, BM=8, BN=16)
     np.testing.assert_allclose(out, x.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
+def _half_copy(a_ptr, b_ptr, N, B: tl.constexpr, PAD: tl.constexpr, OFFSET: tl.constexpr):
+    # Upstream's block-copy test: only the first half of `a` is inside its block pointer.
+    offset = tl.program_id(0) * B
+    if OFFSET != 0:
+        offset = OFFSET * N
+    a = tl.make_block_ptr(base=a_ptr, shape=(N // 2,), strides=(1,), offsets=(offset,),
+                          block_shape=(B,), order=(0,))
+    b = tl.make_block_ptr(base=b_ptr, shape=(N,), strides=(1,), offsets=(offset,),
+                          block_shape=(B,), order=(0,))
+    if PAD is None:
+        v = tl.load(a, boundary_check=(0,))
+    else:
+        v = tl.load(a, boundary_check=(0,), padding_option=PAD)
+    tl.store(b, v, boundary_check=(0,))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "float16", "bfloat16"])
+@pytest.mark.parametrize("pad", [None, "zero", "nan"])
+@pytest.mark.parametrize("offset", [0, -1, 1])       # in place, all below, all above
+def test_half_copy_torch(rng, dtype, pad, offset):
+    torch = pytest.importorskip("torch")
+    if dtype in ("bool", "int16") and pad == "nan":
+        return
+    n = 128
+    src = rng.integers(0, 2, n) if dtype in ("bool", "int16") else rng.standard_normal(n)
+    a = torch.from_numpy(src).to(getattr(torch, dtype))
+    b = torch.zeros(n, dtype=a.dtype)
+    _half_copy[(triton.cdiv(n, 32),)](a, b, n, B=32, PAD=pad, OFFSET=offset)
+    if offset:
+        assert not b.any()
+        return
+    assert torch.equal(a[:n // 2], b[:n // 2])
+    rest = b[n // 2:].float()
+    assert bool(rest.isnan().all()) if pad == "nan" else not rest.any()
+
+
+@triton.jit
+def _negative_advance(src_ptr, dst_ptr, N, B: tl.constexpr):
+    p = tl.make_block_ptr(src_ptr, (N,), (1,), (0,), (B,), (0,))
+    p = tl.advance(tl.advance(p, (2 * B,)), (-B,))     # net: one block forward
+    v = tl.load(p, boundary_check=(0,), padding_option="zero").to(p.dtype.element_ty)
+    tl.store(dst_ptr + tl.arange(0, B), v)
+
+
+def test_negative_advance_and_element_ty(rng):
+    x = random_array(rng, "float16", 24)
+    out = np.zeros(16, np.float16)
+    _negative_advance[(1,)](x, out, 24, B=16)
+    np.testing.assert_array_equal(out, np.concatenate([x[16:], np.zeros(8, np.float16)]))
