@@ -46,6 +46,9 @@ def __getattr__(name):
     if name == "compile":
         from .compiler import compile
         return compile
+    if name == "set_allocator":
+        from .runtime.allocation import set_allocator
+        return set_allocator
     if name in ("OutOfResources", "TritonError", "InterpreterError"):
         from .runtime import errors
         return getattr(errors, name)
@@ -56,4 +59,5 @@ def __getattr__(name):
 
 
 __all__ = ["jit", "JITFunction", "CompilationError", "Config", "autotune", "heuristics",
-           "cdiv", "next_power_of_2", "language", "testing", "compat", "__version__"]
+           "cdiv", "next_power_of_2", "language", "testing", "compat", "set_allocator",
+           "__version__"]

@@ -46,6 +46,8 @@ ALIASES = {
     "triton.tools.compile": "tritium.tools.compile",
     "triton.tools.link": "tritium.tools.link",
     "triton.tools.disasm": "tritium.tools.disasm",
+    "triton.tools.tensor_descriptor": "tritium.tools.tensor_descriptor",
+    "triton.runtime._allocation": "tritium.runtime.allocation",
 }
 
 

@@ -19,6 +19,7 @@ from ..ir.attrs import ArrayAttr, BoolAttr, DictAttr, StringAttr, TypeAttr, i32_
 from ..ir.core import Location, Operation
 from ..language.core import (_unwrap_if_constexpr, base_value, constexpr, is_builtin, tensor)
 from ..language.dtypes import dtype
+from ..language.tensor_descriptor import tensor_descriptor_base, tensor_descriptor_base_type
 from .codegen_calls import CallsMixin
 from .codegen_control import ControlFlowMixin
 from .errors import CompilationError, UnsupportedLanguageConstruct, format_exception_message
@@ -40,6 +41,8 @@ def flatten_values(values) -> list:
             out.extend(flatten_values(v.values))
         elif isinstance(v, tensor):
             out.append(v.handle)
+        elif isinstance(v, tensor_descriptor_base):
+            out.extend(v._flatten_ir())
         elif isinstance(v, constexpr) or v is None:
             continue
         else:
@@ -56,6 +59,8 @@ def unflatten_values(handles, templates) -> list:
             return language.tuple([rebuild(x) for x in t.values])
         if isinstance(t, tensor):
             return tensor(next(it), t.type)
+        if isinstance(t, tensor_descriptor_base):
+            return t.type.from_handles([next(it) for _ in t.type.ir_types()])
         return t
 
     return [rebuild(t) for t in templates]
@@ -64,8 +69,9 @@ def unflatten_values(handles, templates) -> list:
 def same_kernel_type(a, b) -> bool:
     if isinstance(a, language.tuple) and isinstance(b, language.tuple):
         return len(a) == len(b) and all(same_kernel_type(x, y) for x, y in zip(a, b))
-    if isinstance(a, tensor) and isinstance(b, tensor):
-        return a.type == b.type
+    if isinstance(a, (tensor, tensor_descriptor_base)) and \
+            isinstance(b, (tensor, tensor_descriptor_base)):
+        return type(a) is type(b) and a.type == b.type
     if isinstance(a, constexpr) and isinstance(b, constexpr):
         return a.value == b.value
     return type(a) is type(b) and a is b
@@ -202,9 +208,13 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
                 continue
             ty = self.arg_types[i]
             params.append((name, ty))
-            param_types.append(ty.to_ir())
             d = tuple((k, i32_attr(v) if isinstance(v, int) and not isinstance(v, bool) else v)
                       for k, v in self.attrs.get(i, []))
+            if isinstance(ty, tensor_descriptor_base_type):  # 1 + 2 * rank parameters
+                param_types.extend(ty.ir_types())
+                param_attrs.extend([DictAttr(d)] + [DictAttr(())] * (len(ty.ir_types()) - 1))
+                continue
+            param_types.append(ty.to_ir())
             param_attrs.append(DictAttr(d))
         body_module = self.module.regions[0].entry
         fn_op = Operation("tt.func", [], [], {
@@ -217,8 +227,12 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         body_module.append(fn_op)
         self.fn_op = fn_op
         entry = fn_op.regions[0].add_block()
-        for (name, ty), ir_ty in zip(params, param_types):
-            self.set_value(name, tensor(entry.add_argument(ir_ty), ty))
+        for name, ty in params:
+            if isinstance(ty, tensor_descriptor_base_type):
+                self.set_value(name, ty.from_handles([entry.add_argument(t)
+                                                      for t in ty.ir_types()]))
+            else:
+                self.set_value(name, tensor(entry.add_argument(ty.to_ir()), ty))
         self.builder.set_insertion_point_to_end(entry)
         self.local_defs = {}
         returned = self.visit_compound_statement(node.body)

@@ -90,6 +90,9 @@ class CallsMixin:
             elif isinstance(v, tensor):
                 arg_types.append(v.type)
                 call_args.append(v.handle)
+            elif isinstance(v, language.tensor_descriptor_base):
+                arg_types.append(v.type)
+                call_args.extend(flatten_values([v]))
             else:
                 raise TypeError(f"argument {p.name} of {fn.__name__}: unsupported value {v!r}")
         name = mangle_fn(fn.__name__, [t for t in arg_types if t is not None], constants)

@@ -382,7 +382,7 @@ class ControlFlowMixin:
 
 
 def _is_compile_time(v) -> bool:
-    return not isinstance(v, (tensor, language.tuple))
+    return not isinstance(v, (tensor, language.tuple, language.tensor_descriptor_base))
 
 
 def _same_type(a, b) -> bool:

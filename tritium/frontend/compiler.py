@@ -15,6 +15,10 @@ def split_specialization(specialization) -> Tuple[List[Any], Dict[int, Any], Dic
             constants[i] = key
             arg_types.append(None)
             continue
+        if ty.startswith("tensordesc"):
+            from ..language.tensor_descriptor import tensordesc_from_signature
+            arg_types.append(tensordesc_from_signature(ty))
+            continue
         arg_types.append(str_to_ty(ty))
         if key == "D":
             attrs[i] = [("tt.divisibility", 16)]
@@ -31,13 +35,16 @@ def ast_to_ttir(fn, specialization, options=None):
     return module, gen.used_global_vals
 
 
-def make_ttir(fn, specialization, options=None):
-    """Code generation plus the TTIR pass pipeline (inline, canonicalize, combine, ...)."""
+def make_ttir(fn, specialization, options=None, lower_block_pointers: bool = False):
+    """Code generation plus the TTIR pass pipeline (inline, canonicalize, combine, ...).
+    `lower_block_pointers` adds upstream's rewrite-tensor-pointer and
+    rewrite-tensor-descriptor-to-pointer (the GPU backend wants plain pointers until it has
+    TMA; the CPU backend evaluates block pointers and descriptors directly)."""
     module, used = ast_to_ttir(fn, specialization, options)
     try:
         from ..passes import make_ttir_pipeline
     except ImportError:
         make_ttir_pipeline = None
     if make_ttir_pipeline is not None:
-        make_ttir_pipeline().run(module)
+        make_ttir_pipeline(rewrite_tensor_pointer=lower_block_pointers).run(module)
     return module, used

@@ -137,6 +137,12 @@ def _spec_torch(arg, is_const, specialize_value, align):
     return (types[is_const], "D" if align and arg.data_ptr() % 16 == 0 else "")
 
 
+def _spec_tensordesc(arg, is_const, specialize_value, align):
+    """Upstream's key: the element type and block shape, e.g. `tensordesc<fp16[64, 64]>`;
+    shape, strides and padding are runtime values."""
+    return (f"tensordesc<{dtype_string(_tensor_dtype(arg.base))}{list(arg.block_shape)}>", None)
+
+
 def handler_for(arg):
     """The specialisation function for `arg`'s type (the binder calls it directly)."""
     return _HANDLERS.get(type(arg)) or _specialize_slow
@@ -158,6 +164,9 @@ def _specialize_slow(arg, is_const, specialize_value, align):
         return ("constexpr", arg)
     if isinstance(arg, JITFunction):
         return ("constexpr", arg)
+    if type(arg).__name__ == "TensorDescriptor" and hasattr(arg, "block_shape"):
+        _HANDLERS[type(arg)] = _spec_tensordesc
+        return _spec_tensordesc(arg, is_const, specialize_value, align)
     if hasattr(arg, "data_ptr") or hasattr(arg, "__cuda_array_interface__") or \
             hasattr(arg, "__array_interface__"):
         handler = _spec_torch if _is_torch_tensor(arg) else _spec_tensor

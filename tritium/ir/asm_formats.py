@@ -19,6 +19,7 @@ from .attrs import (ArrayAttr, BoolAttr, DictAttr, IntegerAttr, StringAttr, Symb
 from .core import Operation, Region
 from .ops import (CACHE_MODIFIERS, CMPF_PREDICATES, CMPI_PREDICATES, EVICTION_POLICIES,
                   INPUT_PRECISIONS, PROGRAM_AXES, lookup)
+from .asm_tensor_ptr import FORMATS as TENSOR_PTR_FORMATS
 from .printer import ARROW_OPS, BINARY_OPS, CAST_OPS
 from .verify_ops import pointee_shaped
 
@@ -366,3 +367,4 @@ class CustomFormats:
 FORMATS.update({n: CustomFormats._binary for n in BINARY_OPS})
 FORMATS.update({n: CustomFormats._cast for n in CAST_OPS})
 FORMATS.update({n: CustomFormats._arrow for n in ARROW_OPS})
+FORMATS.update(TENSOR_PTR_FORMATS)

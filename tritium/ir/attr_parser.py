@@ -186,6 +186,8 @@ class AsmReader:
             raise self.error(f"unknown type '{text}'", tok)
         if kind == "bang":
             self.lex.next()
+            if text == "!tt.tensordesc":
+                return self.tensordesc_body()
             if text == "!tt.ptr":
                 self.expect("<")
                 pointee = self.parse_type()
@@ -203,6 +205,19 @@ class AsmReader:
         if text == "(" and kind == "punct":
             return self._function_type()
         raise self.error(f"expected a type, found {describe(tok)}", tok)
+
+    def tensordesc_body(self) -> T.TensorDescType:
+        """`<tensor<64x64xf16>>`, or upstream's newer `<64x64xf16>`, after `!tt.tensordesc`."""
+        self.expect("<", "after !tt.tensordesc")
+        if self.at("tensor"):
+            block = self.parse_type()
+        else:
+            dims = self.lex.lex_dims()
+            element = self.parse_type()
+            encoding = self.parse_attr() if self.accept(",") else None
+            block = T.TensorType(dims, element, encoding)
+        self.expect(">", "closing !tt.tensordesc")
+        return T.TensorDescType(block)
 
     def _tensor_type(self) -> T.Type:
         # Tensor types repeat on every line: cache the common spellings by their text.

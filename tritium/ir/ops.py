@@ -56,6 +56,9 @@ MEM_SEMANTICS = {"relaxed": 1, "acquire": 2, "release": 3, "acq_rel": 4}
 MEM_SCOPES = {"gpu": 1, "cta": 2, "sys": 3}
 ROUNDING_MODES = {"rtz": 0, "rtne": 1}
 PROGRAM_AXES = ["x", "y", "z"]
+PADDING_OPTIONS = {"zero": 1, "nan": 2}  # PAD_ZERO=1, PAD_NAN=2
+DESCRIPTOR_REDUCE_KINDS = {"none": 0, "add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5,
+                           "and": 6, "or": 7, "xor": 8}
 INPUT_PRECISIONS = {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4}
 
 # ------------------------------------------------------------------ builtin
@@ -138,9 +141,36 @@ define("tt.fp_to_fp", "Pure Elementwise",
        "operand float; result float; attr rounding (i32 ROUNDING_MODES) when narrowing")
 define("tt.load", "MemRead",
        "operands (ptr[, mask[, other]]); attrs cache (i32 CACHE_MODIFIERS), evict (i32 "
-       "EVICTION_POLICIES), isVolatile (bool); result = pointee (tensor) type")
+       "EVICTION_POLICIES), isVolatile (bool); result = pointee (tensor) type. On a block "
+       "pointer (no mask/other): attrs boundaryCheck (DenseArrayAttr i32, the dims checked "
+       "against the shape) and padding (i32 PADDING_OPTIONS, absent = unspecified)")
 define("tt.store", "MemWrite",
-       "operands (ptr, value[, mask]); attrs cache, evict")
+       "operands (ptr, value[, mask]); attrs cache, evict; on a block pointer also "
+       "boundaryCheck (out-of-bounds elements are not written)")
+define("tt.make_tensor_ptr", "Pure",
+       "operands (base !tt.ptr<elt>, *shape i64, *strides i64, *offsets i32), one of each "
+       "per block dim; attr order (DenseArrayAttr i32, a permutation; order[0] is the "
+       "fastest-varying dim); result !tt.ptr<tensor<block x elt>> (a block pointer)")
+define("tt.advance", "Pure",
+       "operands (block pointer, *offsets i32 per dim); result the same block pointer type, "
+       "its offsets moved by the operands")
+define("tt.make_tensor_descriptor", "Pure",
+       "operands (base !tt.ptr<elt>, *shape i32, *strides i64), one per dim; attr padding "
+       "(i32 PADDING_OPTIONS, default zero); result !tt.tensordesc<tensor<block x elt>>")
+define("tt.descriptor_load", "MemRead",
+       "operands (desc, *indices i32 per dim); attrs cache, evict; result the block tensor "
+       "read at those element coordinates (out-of-bounds elements read as the padding)")
+define("tt.descriptor_store", "MemWrite",
+       "operands (desc, src block tensor, *indices i32); out-of-bounds elements are dropped")
+define("tt.descriptor_reduce", "MemRead MemWrite",
+       "operands (desc, src, *indices i32); attr kind (i32 DESCRIPTOR_REDUCE_KINDS): "
+       "an atomic read-modify-write of the block, out-of-bounds elements dropped")
+define("tt.descriptor_gather", "MemRead",
+       "operands (2-D desc, x_offsets tensor<N x i32>, y_offset i32); result tensor<N x "
+       "block[1] x elt>: row x_offsets[i], columns y_offset.. of the descriptor")
+define("tt.descriptor_scatter", "MemWrite",
+       "operands (2-D desc, x_offsets tensor<N x i32>, y_offset i32, src tensor<N x "
+       "block[1] x elt>): the inverse of tt.descriptor_gather")
 define("tt.atomic_rmw", "MemRead MemWrite",
        "operands (ptr, val[, mask]); attrs atomic_rmw_op (i32 ATOMIC_RMW_OPS), sem "
        "(MEM_SEMANTICS), scope (MEM_SCOPES); result = old values")

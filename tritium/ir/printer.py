@@ -12,6 +12,7 @@ from . import types as T
 from .attrs import (DenseElementsAttr, FloatAttr, IntegerAttr, format_float, format_named_attr)
 from .core import BlockArgument, Operation, Region, Value, Block
 from .attr_parser import mnemonic_alias
+from .asm_tensor_ptr import PRINTERS as _TENSOR_PTR_PRINTERS
 from .ops import CMPF_PREDICATES, CMPI_PREDICATES, INPUT_PRECISIONS, PROGRAM_AXES
 
 CAST_OPS = {"arith.extsi", "arith.extui", "arith.trunci", "arith.extf", "arith.truncf",
@@ -136,6 +137,8 @@ class Printer:
         custom = getattr(self, "_p_" + op.name.replace(".", "_"), None)
         if custom is not None:
             text = custom(op, depth)
+        elif op.name in _TENSOR_PTR_PRINTERS:
+            text = _TENSOR_PTR_PRINTERS[op.name](self, op)
         elif op.name in BINARY_OPS:
             text = self._binary(op)
         elif op.name in CAST_OPS:

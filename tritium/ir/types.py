@@ -83,6 +83,21 @@ class PointerType(Type):
 
 
 @dataclass(frozen=True, repr=False)
+class TensorDescType(Type):
+    """`!tt.tensordesc<tensor<64x64xf16>>`: a tensor descriptor (TMA-style) whose loads and
+    stores move blocks of type `block`; the global shape and strides are runtime values."""
+
+    block: "TensorType"
+
+    def __str__(self) -> str:
+        return f"!tt.tensordesc<{self.block}>"
+
+    @property
+    def bitwidth(self) -> int:
+        return 64
+
+
+@dataclass(frozen=True, repr=False)
 class TensorType(Type):
     """`tensor<4x8xf32>`; `encoding` is an optional layout attribute (TTGIR)."""
 
@@ -248,3 +263,18 @@ def is_float(t: Type) -> bool:
 
 def is_ptr(t: Type) -> bool:
     return isinstance(t.element_type, PointerType)
+
+
+def is_block_ptr(t: Type) -> bool:
+    """`!tt.ptr<tensor<...>>`: a block pointer (`tl.make_block_ptr`)."""
+    return isinstance(t, PointerType) and isinstance(t.pointee, TensorType)
+
+
+def elide_dialect(t: Type) -> str:
+    """How upstream's assembly formats print a type whose dialect the op already implies:
+    `<tensor<64xf16>>` for `!tt.ptr<tensor<64xf16>>`, `<f16>` for `!tt.ptr<f16>`."""
+    text = str(t)
+    for prefix in ("!tt.ptr", "!tt.tensordesc"):
+        if text.startswith(prefix + "<"):
+            return text[len(prefix):]
+    return text

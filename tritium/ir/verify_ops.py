@@ -308,6 +308,8 @@ def _memory_types(op):
 @rule("tt.load")
 def _load(op):
     ptr, value = _memory_types(op)
+    if check_block_pointer_access(op):
+        return
     if op.results[0].type != value:
         fail(op, f"result type {op.results[0].type} should be {value} (the pointee of {ptr})")
     if op.num_operands > 1 and op.operand(1).type != T.with_element(ptr, T.i1):
@@ -319,6 +321,8 @@ def _load(op):
 @rule("tt.store", "tt.atomic_rmw", "tt.atomic_cas")
 def _store(op):
     ptr, value = _memory_types(op)
+    if op.name == "tt.store" and check_block_pointer_access(op):
+        return
     values = op.operands[1:3] if op.name == "tt.atomic_cas" else op.operands[1:2]
     for i, x in enumerate(values, 1):
         if x.type != value:
@@ -510,3 +514,6 @@ def _module(op):
     region = op.regions[0]
     if len(region.blocks) != 1 or region.blocks[0].args:
         fail(op, "body must be one block without arguments")
+
+
+from .verify_tensor_ptr import check_block_pointer_access  # noqa: E402  (registers its rules)

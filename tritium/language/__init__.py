@@ -19,6 +19,7 @@ from .builtins import (PropagateNan, _promote_bfloat16_to_float32, _shape_check_
                        program_id, reshape, slice, split, store, store_tensor_descriptor, sub,
                        tensor_descriptor, tensor_descriptor_base, to_tensor, trans,
                        validate_block_shape, view, where, zeros, zeros_like)
+from .tensor_descriptor import tensor_descriptor_base_type, tensor_descriptor_type
 from .builtins_misc import (_add_reduction_docstr, _add_scan_docstr, _insertion_guard,
                             _reduce_with_indices, _unsplat, assume, associative_scan,
                             binary_op_type_legalization, debug_barrier, device_assert,
@@ -40,7 +41,8 @@ from .semantic import TritonSemantic
 
 __all__ = [
     "PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "load_tensor_descriptor", "store_tensor_descriptor",
-    "make_tensor_descriptor", "tensor_descriptor", "abs", "add", "advance", "arange", "argmax",
+    "make_tensor_descriptor", "tensor_descriptor", "tensor_descriptor_type",
+    "tensor_descriptor_base", "tensor_descriptor_base_type", "abs", "add", "advance", "arange", "argmax",
     "argmin", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas",
     "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
     "bitonic_merge", "block_type", "broadcast", "broadcast_to", "cat", "cast", "cdiv", "ceil",

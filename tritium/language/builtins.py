@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 
 from .core import _tensor_member_fn, _unwrap_if_constexpr, builtin, constexpr
 from .dtypes import TRITON_MAX_TENSOR_NUMEL, bfloat16, dtype, float32, int1
+from .tensor_descriptor import tensor_descriptor, tensor_descriptor_base  # noqa: F401
 
 _DtypeClass = dtype
 
@@ -347,21 +348,27 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 @builtin
 def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None):
-    """A pointer to a block of a parent tensor (not supported by tritium yet)."""
+    """A block pointer: the `block_shape` block at `offsets` of a parent tensor of `shape` and
+    `strides` (in elements) at `base`; `order` lists the dims from the fastest varying.
+    Load/store it with `boundary_check=(dims...)` to mask what falls outside `shape`."""
     return _semantic.make_block_ptr(base, shape, strides, offsets, block_shape, order)
 
 
 @_tensor_member_fn
 @builtin
 def advance(base, offsets, _semantic=None):
-    """Move a block pointer (not supported by tritium yet)."""
+    """The block pointer `base` moved by `offsets` (elements, one per dim)."""
     return _semantic.advance(base, offsets)
 
 
 @builtin
 def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", _semantic=None):
-    """A TMA tensor descriptor (not supported by tritium yet)."""
-    return _semantic.make_tensor_descriptor(base, shape, strides, block_shape, padding_option)
+    """A tensor descriptor over the tensor at `base` with global `shape` (i32) and `strides`
+    (i64, the last must be 1): `desc.load([i, j])` reads the `block_shape` block at element
+    offsets (i, j); out-of-bounds elements read as `padding_option` ("zero" or "nan") and
+    are dropped on stores."""
+    return _semantic.make_tensor_descriptor(base, shape, strides, block_shape,
+                                            _unwrap_if_constexpr(padding_option))
 
 
 @builtin
@@ -372,14 +379,6 @@ def load_tensor_descriptor(desc, offsets, _semantic=None):
 @builtin
 def store_tensor_descriptor(desc, offsets, value, _semantic=None):
     return desc.store(offsets, value, _semantic=_semantic)
-
-
-class tensor_descriptor_base:
-    """Placeholder for Triton's TMA descriptor values (tritium has none yet)."""
-
-
-class tensor_descriptor(tensor_descriptor_base):
-    pass
 
 
 # ---------------------------------------------------------------------- atomics

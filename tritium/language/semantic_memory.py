@@ -13,11 +13,6 @@ _LOAD_CACHE = (".ca", ".cg", ".cv")
 _STORE_CACHE = (".wb", ".cg", ".cs", ".wt")
 
 
-def _block_pointer_unsupported(what: str):
-    return NotImplementedError(f"{what}: block pointers (tl.make_block_ptr) and tensor "
-                               "descriptors are not supported by tritium yet")
-
-
 class MemoryMixin:
     # ------------------------------------------------------------------ option strings
     def _str_to_load_cache_modifier(self, cache_modifier) -> int:
@@ -82,7 +77,8 @@ class MemoryMixin:
         mask = None if mask is None else self.to_tensor(mask)
         other = None if other is None else self.to_tensor(other)
         if self._is_block_pointer(ptr):
-            raise _block_pointer_unsupported("tl.load")
+            return self._load_block_pointer(ptr, mask, other, boundary_check, padding, cache,
+                                            eviction, is_volatile)
         if not ptr.type.scalar.is_ptr():
             raise ValueError(f"Unsupported ptr type {type_repr(ptr.type)} in `tl.load`")
         if mask is None and other is not None:
@@ -131,7 +127,7 @@ class MemoryMixin:
         if ptr.type.is_const() or ptr.type.scalar.is_const():
             raise ValueError("Cannot store to a constant pointer")
         if self._is_block_pointer(ptr):
-            raise _block_pointer_unsupported("tl.store")
+            return self._store_block_pointer(ptr, val, mask, boundary_check, cache, eviction)
         if not ptr.type.scalar.is_ptr():
             raise ValueError(f"Unsupported ptr type {type_repr(ptr.type)} in `tl.store`")
         if boundary_check:
@@ -269,13 +265,3 @@ class MemoryMixin:
 
     def atomic_xchg(self, ptr, val, mask, sem, scope) -> tensor:
         return self._atomic_simple("xchg", "exch", ptr, val, mask, sem, scope)
-
-    # ------------------------------------------------------------------ block pointers
-    def make_block_ptr(self, base, shape, strides, offsets, block_shape, order):
-        raise _block_pointer_unsupported("tl.make_block_ptr")
-
-    def advance(self, base, offsets):
-        raise _block_pointer_unsupported("tl.advance")
-
-    def make_tensor_descriptor(self, base, shape, strides, block_shape, padding_option="zero"):
-        raise _block_pointer_unsupported("tl.make_tensor_descriptor")

@@ -87,6 +87,8 @@ def active_backend(bound_args) -> Device:
     for a in bound_args:
         if type(a) in _SCALARS:
             continue
+        if type(a).__name__ == "TensorDescriptor":
+            a = a.base                    # a descriptor lives where its tensor does
         if getattr(a, "ndim", 1) == 0 and not hasattr(a, "data_ptr"):
             continue  # a numpy scalar: it has __array_interface__ but is not a buffer
         if _is_on_gpu(a):

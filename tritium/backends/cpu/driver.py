@@ -35,6 +35,7 @@ class CPULauncher:
         types = list(sig.values())
         consts = getattr(src, "constants", {}) or {}
         self.keep = [i for i, ty in enumerate(types) if ty != "constexpr" and (i,) not in consts]
+        self.descs = {i for i in self.keep if str(types[i]).startswith("tensordesc")}
         self.all_runtime = len(self.keep) == len(types)
 
     def launch(self, grid, args, function) -> None:
@@ -43,6 +44,8 @@ class CPULauncher:
             return
         if not self.all_runtime:
             args = [args[i] for i in self.keep]
+        if self.descs:
+            args = _expand_descriptors(args, [i in self.descs for i in self.keep])
         with _host_copies(args) as host_args:
             launch(function[0], function[1], grid, host_args)
 
@@ -55,6 +58,17 @@ class CPULauncher:
             exit_hook(launch_metadata)
 
 
+def _expand_descriptors(args, is_desc):
+    """A tensor descriptor argument is followed by its shape (i32s) and strides (i64s), as
+    the kernel's TTIR signature has them."""
+    out = []
+    for a, d in zip(args, is_desc):
+        out.append(a)
+        if d:
+            out.extend(list(a.shape) + list(a.strides))
+    return out
+
+
 class _host_copies:
     """TRITON_INTERPRET=1 with GPU tensors: run on host copies and write results back."""
 
@@ -63,16 +77,21 @@ class _host_copies:
         self.pairs = []
 
     def __enter__(self):
-        out = []
-        for a in self.args:
-            dev = getattr(a, "device", None)
-            if dev is not None and getattr(dev, "type", "cpu") != "cpu":
-                host = a.detach().cpu()
-                self.pairs.append((a, host))
-                out.append(host)
-            else:
-                out.append(a)
-        return out
+        return [self._host(a) for a in self.args]
+
+    def _host(self, a):
+        if type(a).__name__ == "TensorDescriptor":     # the same descriptor over a host copy
+            base = self._host(a.base)
+            if base is a.base:
+                return a
+            import dataclasses
+            return dataclasses.replace(a, base=base)
+        dev = getattr(a, "device", None)
+        if dev is not None and getattr(dev, "type", "cpu") != "cpu":
+            host = a.detach().cpu()
+            self.pairs.append((a, host))
+            return host
+        return a
 
     def __exit__(self, *exc):
         for dev_t, host in self.pairs:

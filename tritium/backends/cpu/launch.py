@@ -42,7 +42,12 @@ def _bind_args(fp, memory: Memory, args: Sequence, arg_types) -> list:
                         f"({', '.join(map(str, types))}), got {len(args)}")
     arrays = []
     for i, (a, t) in enumerate(zip(args, types)):
-        if isinstance(t, T.PointerType):
+        if isinstance(t, T.TensorDescType):
+            from .ops_tensor_ptr import descriptor_row
+            addr = memory.register(a.base, label=f"argument {i} (TensorDescriptor over "
+                                                  f"{_describe(a.base)})")
+            arrays.append(descriptor_row(addr, a.shape, a.strides, a.padding))
+        elif isinstance(t, T.PointerType):
             if a is None:
                 addr = 0
             elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):

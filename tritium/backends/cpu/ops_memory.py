@@ -47,6 +47,9 @@ def _bshape(*arrays):
 
 @register("tt.load")
 def _load(pc, op):
+    if T.is_block_ptr(op.operand(0).type):
+        from .ops_tensor_ptr import block_pointer_load
+        return block_pointer_load(pc, op)
     elt = op.results[0].type.element_type
     sd = storage_dtype(elt)
     cd = compute_dtype(elt)
@@ -74,6 +77,9 @@ def _load(pc, op):
 
 @register("tt.store")
 def _store(pc, op):
+    if T.is_block_ptr(op.operand(0).type):
+        from .ops_tensor_ptr import block_pointer_store
+        return block_pointer_store(pc, op)
     elt = op.operand(1).type.element_type
     sd = storage_dtype(elt)
     loc = op.loc

@@ -36,6 +36,8 @@ import ctypes
 import threading
 from typing import Callable, Dict, Optional
 
+from . import tensordesc_abi
+
 __all__ = ["make_launcher", "generate_source", "pointer_of", "PARAM_CTYPES", "CudaLauncher"]
 
 # Kernel parameter type -> ctypes field type (matches how LLVM's NVPTX backend
@@ -133,7 +135,11 @@ def _param_fields(signature: Dict[str, str], scratch: int):
         ty = ty.strip()
         if ty == "constexpr":
             continue
-        if ty.startswith("*"):
+        if ty.startswith("tensordesc"):   # several parameters: see tensordesc_abi
+            for j, (pname, pty, _) in enumerate(tensordesc_abi.expand(name, ty)):
+                ctype = ctypes.c_uint64 if pty.startswith("*") else PARAM_CTYPES[pty]
+                fields.append((f"a{i}_{j}", ctype, pname, pty))
+        elif ty.startswith("*"):
             fields.append((f"a{i}", ctypes.c_uint64, name, ty))
         elif ty in PARAM_CTYPES:
             fields.append((f"a{i}", PARAM_CTYPES[ty], name, ty))
@@ -168,24 +174,11 @@ def generate_source(signature: Dict[str, str], mode: str = "params", scratch: in
         ty, a = ty.strip(), args[i]
         if ty == "constexpr":
             continue
-        if ty.startswith("*"):
-            lines += [f"    p = (_conv.get({a}.__class__) or _conv_for({a}, {name!r}, {i}))({a})",
-                      "    d = _dev.get(p)",
-                      "    if d is None:",
-                      f"        d = _resolve(p, {name!r}, {i})",
-                      f"    b.a{i} = d"]
-        elif ty in ("fp16", "bf16"):
-            lines.append(f"    b.a{i} = _{ty}_bits({a})")
-        elif ty in ("i1", "u1"):
-            lines.append(f"    b.a{i} = 1 if {a} else 0")
-        elif ty in _INT_RANGES:
-            lo, hi = _INT_RANGES[ty]
-            # ctypes silently wraps out-of-range ints; a wrong index is worse than an error.
-            lines += [f"    if not {lo} <= {a} <= {hi}:",
-                      f"        _range_error({a}, {name!r}, {i}, {ty!r})",
-                      f"    b.a{i} = {a}"]
+        if ty.startswith("tensordesc"):
+            for j, (pname, pty, expr) in enumerate(tensordesc_abi.expand(name, ty)):
+                lines += _store_param(f"a{i}_{j}", expr.format(d=a), pname, i, pty)
         else:
-            lines.append(f"    b.a{i} = {a}")
+            lines += _store_param(f"a{i}", a, name, i, ty)
     if flavor == "bindings":
         # cuda-bindings types `extra` as an integer address: 0, never None.
         tail = "kp, 0" if mode == "params" else "None, kp"
@@ -207,6 +200,32 @@ def generate_source(signature: Dict[str, str], mode: str = "params", scratch: in
     lines += ["    if r:",
               f"        _launch_failed(r, {call})"]
     return "\n".join(lines) + "\n"
+
+
+def _store_param(field: str, a: str, name: str, i: int, ty: str) -> list:
+    """Generated lines that convert the value of expression `a` to parameter type `ty` and
+    store it into the buffer field `field`."""
+    # A plain argument is a local name, used as is; a descriptor's part is an expression,
+    # evaluated once into a local.
+    pre = [] if a.isidentifier() else [f"    v = {a}"]
+    a = a if a.isidentifier() else "v"
+    if ty.startswith("*"):
+        return pre + [f"    p = (_conv.get({a}.__class__) or _conv_for({a}, {name!r}, {i}))({a})",
+                      "    d = _dev.get(p)",
+                      "    if d is None:",
+                      f"        d = _resolve(p, {name!r}, {i})",
+                      f"    b.{field} = d"]
+    if ty in ("fp16", "bf16"):
+        return pre + [f"    b.{field} = _{ty}_bits({a})"]
+    if ty in ("i1", "u1"):
+        return pre + [f"    b.{field} = 1 if {a} else 0"]
+    if ty in _INT_RANGES:
+        lo, hi = _INT_RANGES[ty]
+        # ctypes silently wraps out-of-range ints; a wrong index is worse than an error.
+        return pre + [f"    if not {lo} <= {a} <= {hi}:",
+                      f"        _range_error({a}, {name!r}, {i}, {ty!r})",
+                      f"    b.{field} = {a}"]
+    return pre + [f"    b.{field} = {a}"]
 
 
 # ---------------------------------------------------------------------------
