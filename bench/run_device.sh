@@ -13,7 +13,7 @@ if ls .whl/*.whl >/dev/null 2>&1; then
     && export PYTHONPATH="$PYTHONPATH:/tmp/site"
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
-timeout ${GPU_TEST_TIMEOUT:-420} python3 -m pytest -q -m gpu tests/gpu_dot tests/nvidia tests/nvidia_lowering tests/gpu_diff \
+timeout ${GPU_TEST_TIMEOUT:-480} python3 -m pytest -q -m gpu tests \
   -p no:cacheprovider \
   2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 python3 bench/bench_launch.py 2>&1 | tee "$OUT/bench_launch.log" | tail -15

@@ -238,3 +238,21 @@ def test_more_threads_than_the_device_allows_is_out_of_resources(plugins):
                        target=GPUTarget("fakedev", 1, 16), options={"num_warps": 128})
     with pytest.raises(OutOfResources, match="threads, Required: 2048, Hardware limit: 1024"):
         k._init_handles()
+
+
+def test_upstream_triton_in_tree_backends_are_not_plugins(monkeypatch):
+    """With upstream Triton installed beside tritium, its own entries (`triton.backends.nvidia`,
+    `triton.backends.amd`, built for its C++ core) share the entry-point group; tritium keeps
+    its own backends under those names and does not warn about upstream's."""
+    import warnings
+    from types import SimpleNamespace
+
+    import tritium.backends as B
+    fake = [SimpleNamespace(name="nvidia", value="triton.backends.nvidia"),
+            SimpleNamespace(name="amd", value="triton.backends.amd")]
+    monkeypatch.setattr(B, "_entry_points", lambda: fake)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = B.discover_backends()
+    assert found["nvidia"].compiler.__module__.startswith("tritium.backends.nvidia")
+    assert "amd" not in found and not B.broken_backends

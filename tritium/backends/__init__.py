@@ -2,8 +2,8 @@
 
 Each entry point names a package holding a `compiler` module (one concrete `BaseBackend`)
 and a `driver` module (one concrete `DriverBase`), as upstream's plugins do. tritium's own
-backends are registered in pyproject.toml; when tritium is used from a source tree (no
-installed metadata) they are added by module name. A plugin that fails to load is
+backends are registered in pyproject.toml and are always added by module name (from a
+source tree there is no installed metadata); upstream Triton's own entries are skipped. A plugin that fails to load is
 reported by name (a warning, and `broken_backends[name]` holds the error) and the others
 still load. Discovery runs on first use of `backends`, so `import tritium` stays quick.
 """
@@ -61,9 +61,12 @@ def _entry_points():
 def discover_backends() -> Dict[str, Backend]:
     found: Dict[str, Backend] = {}
     broken_backends.clear()
-    named = {ep.name: ep.value for ep in _entry_points()}
-    for name, package in BUILTIN.items():
-        named.setdefault(name, package)
+    # Upstream Triton, when installed beside tritium, registers its own in-tree backends
+    # (`triton.backends.nvidia`, `triton.backends.amd`) in the same group: those are built
+    # for upstream's C++ core, not plugins, and tritium's own backends take their names.
+    named = {ep.name: ep.value for ep in _entry_points()
+             if not ep.value.startswith("triton.backends.")}
+    named.update(BUILTIN)
     for name, package in named.items():
         try:
             found[name] = load_backend(package)
