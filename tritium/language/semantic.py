@@ -17,6 +17,7 @@ from . import dtypes as tl
 from .core import check_bit_width, tensor
 from .semantic_base import (IncompatibleTypeErrorImpl, SemanticBase, SemanticOptions, i64_attr,
                             type_repr)
+from .semantic_dot_scaled import DotScaledMixin
 from .semantic_memory import MemoryMixin
 from .semantic_misc import MiscMixin
 from .semantic_reduce import ReduceMixin
@@ -37,7 +38,8 @@ def _is_scalar(x) -> bool:
     return isinstance(x, numbers.Number)
 
 
-class TritonSemantic(ShapeMixin, MemoryMixin, ReduceMixin, MiscMixin, SemanticBase):
+class TritonSemantic(ShapeMixin, MemoryMixin, ReduceMixin, DotScaledMixin, MiscMixin,
+                     SemanticBase):
     """One method per language operation; `builder` is the IR builder it emits through."""
 
     # ------------------------------------------------------------------ programming model
