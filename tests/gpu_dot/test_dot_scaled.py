@@ -166,3 +166,33 @@ def test_out_dtype_must_be_float32():
         tl.store(c_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :], out)
     with pytest.raises(Exception, match="Only float32 is supported for out_dtype"):
         k[(1,)](np.zeros(512, np.uint8), np.zeros((16, 16), np.float16))
+
+
+# ---------------------------------------------------------------------- sm_90a
+@pytest.mark.parametrize("a_fmt,b_fmt,a_kpack,b_kpack", [
+    ("e2m1", "e4m3", True, True), ("e5m2", "e2m1", True, False), ("bf16", "fp16", True, True)])
+def test_compiles_to_wgmma_for_sm90a(a_fmt, b_fmt, a_kpack, b_kpack):
+    """The upcast operands feed one warp_group_dot per K step: wgmma in the PTX, a cubin
+    from ptxas."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "nvidia_lowering"))
+    from nvl_util import compile_module, ttgir_for
+    from tritium.backends.nvidia import toolchain
+    M, N, K = 128, 128, 128
+    a_pk, a_pm = _pack(a_fmt, a_kpack)
+    b_pk, b_pn = _pack(b_fmt, b_kpack)
+    bits = {"bf16": np.uint16, "fp16": np.uint16}
+    a = np.zeros((M // a_pm, K // a_pk), bits.get(a_fmt, np.uint8))
+    b = np.zeros((K // b_pk, N // b_pn), bits.get(b_fmt, np.uint8))
+    s = np.zeros((M, K // 32), np.uint8)
+    c = np.zeros((M, N), np.float32)
+    mod = ttgir_for(mx_matmul_kernel, (a, s, b, s, c, M, N, K, a.shape[1], 1, b.shape[1], 1),
+                    dict(A_FMT=a_fmt, B_FMT=b_fmt, A_PM=a_pm, A_PK=a_pk, B_PK=b_pk, B_PN=b_pn,
+                         HAS_A_SCALE=True, HAS_B_SCALE=True, A_KPACK=a_kpack, B_KPACK=b_kpack,
+                         FAST=False, BM=128, BN=64, BK=64, num_warps=4), pipeline="real")
+    text = str(mod)
+    assert text.count("ttng.warp_group_dot") == 1 and "versionMajor = 3" in text
+    compute = "f16" if "fp16" in (a_fmt, b_fmt) else "bf16"
+    assert f"x{compute}, #ttg.nvmma_shared" in text or f"x{compute}, #shared" in text
+    llir, meta, ptx = compile_module(mod)
+    assert "wgmma.mma_async" in ptx and f".{compute}.{compute}" in ptx
+    assert toolchain.make_cubin(ptx, arch="sm_90a")
