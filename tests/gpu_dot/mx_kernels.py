@@ -26,9 +26,9 @@ def mx_matmul_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M, N, K,
         ak = k0 * (BK // A_PK) + tl.arange(0, BK // A_PK)
         bk = k0 * (BK // B_PK) + tl.arange(0, BK // B_PK)
         a = tl.load(a_ptr + am[:, None] * stride_am + ak[None, :] * stride_ak,
-                    mask=(am[:, None] < M // A_PM) & (ak[None, :] < K // A_PK), other=0)
+                    mask=(am[:, None] < M // A_PM) & (ak[None, :] < K // A_PK), other=0.0)
         b = tl.load(b_ptr + bk[:, None] * stride_bk + bn[None, :] * stride_bn,
-                    mask=(bk[:, None] < K // B_PK) & (bn[None, :] < N // B_PN), other=0)
+                    mask=(bk[:, None] < K // B_PK) & (bn[None, :] < N // B_PN), other=0.0)
         sk = k0 * (BK // 32) + tl.arange(0, BK // 32)
         if HAS_A_SCALE:
             a_scale = tl.load(a_scale_ptr + sm[:, None] * (K // 32) + sk[None, :],

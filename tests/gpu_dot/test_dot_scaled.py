@@ -196,3 +196,22 @@ def test_compiles_to_wgmma_for_sm90a(a_fmt, b_fmt, a_kpack, b_kpack):
     llir, meta, ptx = compile_module(mod)
     assert "wgmma.mma_async" in ptx and f".{compute}.{compute}" in ptx
     assert toolchain.make_cubin(ptx, arch="sm_90a")
+
+
+def test_typed_fp8_and_bf16_operands(rng):
+    """fp8 given as torch.float8_e5m2 and bf16 as torch.bfloat16 (no bit reinterpretation)."""
+    torch = pytest.importorskip("torch")
+    M, N, K = 32, 32, 64
+    a_bits = random_operand(rng, "e5m2", M, K, 1)
+    b_bits = random_operand(rng, "bf16", K, N, 0)
+    a_s = rng.integers(118, 137, (M, K // 32), dtype=np.uint8)
+    b_s = rng.integers(118, 137, (N, K // 32), dtype=np.uint8)
+    a = torch.from_numpy(a_bits).view(torch.float8_e5m2)
+    b = torch.from_numpy(b_bits.view(np.int16)).view(torch.bfloat16)
+    c = torch.full((M, N), 7.0)
+    mx_matmul_kernel[(1, 1)](a, torch.from_numpy(a_s), b, torch.from_numpy(b_s), c, M, N, K,
+                             K, 1, N, 1, A_FMT="e5m2", B_FMT="bf16", A_PM=1, A_PK=1, B_PK=1,
+                             B_PN=1, HAS_A_SCALE=True, HAS_B_SCALE=True, A_KPACK=True,
+                             B_KPACK=True, FAST=False, BM=32, BN=32, BK=64)
+    ref, mag = reference(a_bits, "e5m2", a_s, b_bits, "bf16", b_s)
+    check(c.numpy(), ref, mag)
