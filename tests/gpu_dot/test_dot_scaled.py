@@ -86,10 +86,10 @@ def test_nan_and_zero_scales(rng, fast_math):
     check(c, ref, mag)
 
 
-def test_batched_and_3d_shapes_type(rng):
-    """A 3-D dot_scaled (batch 2) through a small kernel."""
+def test_batched_3d(rng):
+    """A 3-D dot_scaled (batch 2), both operands scaled."""
     @triton.jit
-    def k3(a_ptr, as_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+    def k3(a_ptr, as_ptr, b_ptr, bs_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
            K: tl.constexpr):
         bb = tl.arange(0, B)[:, None, None]
         r = tl.arange(0, M)[None, :, None]
@@ -100,17 +100,20 @@ def test_batched_and_3d_shapes_type(rng):
         kk = tl.arange(0, K)[None, :, None]
         n = tl.arange(0, N)[None, None, :]
         b = tl.load(b_ptr + bb * K * N + kk * N + n)
-        out = tl.dot_scaled(a, s, "e2m1", b, None, "e4m3")
+        bs = tl.load(bs_ptr + bb * N * (K // 32) + tl.arange(0, N)[None, :, None] * (K // 32)
+                     + tl.arange(0, K // 32)[None, None, :])
+        out = tl.dot_scaled(a, s, "e2m1", b, bs, "e4m3")
         tl.store(c_ptr + bb * M * N + tl.arange(0, M)[None, :, None] * N + n, out)
 
-    B, M, N, K = 2, 16, 16, 64
+    B, M, N, K = 2, 16, 32, 64
     a = np.stack([random_operand(rng, "e2m1", M, K, 1) for _ in range(B)])
     s = rng.integers(120, 135, (B, M, K // 32), dtype=np.uint8)
     b = np.stack([random_operand(rng, "e4m3", K, N, 0) for _ in range(B)])
+    bs = rng.integers(120, 135, (B, N, K // 32), dtype=np.uint8)
     c = np.zeros((B, M, N), np.float32)
-    k3[(1,)](a, s, b, c, B=B, M=M, N=N, K=K)
+    k3[(1,)](a, s, b, bs, c, B=B, M=M, N=N, K=K)
     for i in range(B):
-        ref, mag = reference(a[i], "e2m1", s[i], b[i], "e4m3", None)
+        ref, mag = reference(a[i], "e2m1", s[i], b[i], "e4m3", bs[i])
         check(c[i], ref, mag)
 
 
