@@ -40,7 +40,7 @@ def test_split_dots_compile_for_sm90a(precision, BM, BN, BK, warps, engine):
     assert ("cvt.rna.tf32.f32" in ptx) == (precision == "tf32x3")
     operand = "bf16" if precision.startswith("bf16") else "tf32"
     if engine == "wgmma":
-        assert f"wgmma.mma_async.sync.aligned" in ptx and f".{operand}.{operand}" in ptx
+        assert "wgmma.mma_async.sync.aligned" in ptx and f".{operand}.{operand}" in ptx
     else:
         assert "mma.sync.aligned" in ptx and f".{operand}.{operand}" in ptx
     assert toolchain.make_cubin(ptx, arch="sm_90a")
