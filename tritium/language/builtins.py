@@ -313,9 +313,17 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
 @builtin
 def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
                lhs_k_pack=True, rhs_k_pack=True, out_dtype=float32, _semantic=None):
-    """Matrix product of microscaled operands (not supported by tritium yet)."""
+    """Matrix product of microscaled (MX) blocks: `lhs` [M, K] and `rhs` [K, N] in `lhs_format`
+    / `rhs_format` ("e2m1": two fp4 per uint8, first in the low bits, packed along K or, with
+    `*_k_pack=False`, along M / N; "e4m3", "e5m2" as fp8 or uint8; "bf16", "fp16"), each
+    scaled by e8m0 uint8 scales (`lhs_scale` [M, K // 32], `rhs_scale` [N, K // 32]; None
+    means 1), accumulated into `acc` in float32."""
+    out_dtype = _unwrap_if_constexpr(out_dtype)
+    assert out_dtype == float32, "Only float32 is supported for out_dtype at the moment"
+    acc = _unwrap_if_constexpr(acc)
     return _semantic.dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc,
-                                fast_math, lhs_k_pack, rhs_k_pack, out_dtype)
+                                _unwrap_if_constexpr(fast_math), _unwrap_if_constexpr(lhs_k_pack),
+                                _unwrap_if_constexpr(rhs_k_pack), out_dtype)
 
 
 # ---------------------------------------------------------------------- memory

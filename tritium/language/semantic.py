@@ -19,6 +19,7 @@ from .semantic_base import (IncompatibleTypeErrorImpl, SemanticBase, SemanticOpt
                             type_repr)
 from .semantic_block_ptr import BlockPointerMixin
 from .semantic_descriptor import DescriptorMixin
+from .semantic_dot_scaled import DotScaledMixin
 from .semantic_memory import MemoryMixin
 from .semantic_misc import MiscMixin
 from .semantic_reduce import ReduceMixin
@@ -40,7 +41,7 @@ def _is_scalar(x) -> bool:
 
 
 class TritonSemantic(ShapeMixin, MemoryMixin, BlockPointerMixin, DescriptorMixin, ReduceMixin,
-                     MiscMixin, SemanticBase):
+                     DotScaledMixin, MiscMixin, SemanticBase):
     """One method per language operation; `builder` is the IR builder it emits through."""
 
     # ------------------------------------------------------------------ programming model

@@ -176,6 +176,3 @@ class ReduceMixin:
             raise ValueError(f"max_num_imprecise_acc ({max_num_imprecise_acc}) must be <= K ({K})")
         attrs = {"inputPrecision": precision, "maxNumImpreciseAcc": int(max_num_imprecise_acc)}
         return self._emit("tt.dot", [lhs, rhs, acc], ret_ty, attrs)
-
-    def dot_scaled(self, *args, **kwargs):
-        raise NotImplementedError("tl.dot_scaled is not supported by tritium yet")

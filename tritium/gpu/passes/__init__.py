@@ -5,6 +5,7 @@ Importing this package registers them with the pass manager:
     convert-triton-to-tritongpu (convert-to-ttgir)   default layouts, module attributes
     tritongpu-coalesce (coalesce)                     memory-op layouts from AxisInfo
     tritongpu-remove-layout-conversions (remove-layout-conversions)
+    tritongpu-F32DotTC (f32-dot-tc)                   tf32x3/bf16x3/bf16x6 dots split in parts
     tritongpu-accelerate-matmul (accelerate-matmul)   wgmma or FMA layouts for tt.dot
     tritongpu-pipeline (pipeline)                     cp.async multi-buffering, async wgmma
     allocate-shared-memory                            allocation.offset / ttg.shared
@@ -20,6 +21,7 @@ from .accelerate_matmul import AccelerateMatmul, accelerate_matmul
 from .allocate_shared_memory import AllocateSharedMemory, allocate_shared_memory
 from .coalesce import Coalesce, coalesce
 from .convert_to_ttgir import ConvertToTTGIR, convert_to_ttgir
+from .f32_dot_tc import F32DotTC, f32_dot_tc
 from .legality import LayoutLegalityError, check_ttgir_legality
 from .software_pipeline import SoftwarePipeline, pipeline_loops
 from .remove_layout_conversions import (RemoveLayoutConversions, count_converts,
@@ -43,4 +45,4 @@ def _fold_convert(op, consts):
 __all__ = ["AccelerateMatmul", "accelerate_matmul", "ConvertToTTGIR", "Coalesce", "RemoveLayoutConversions", "AllocateSharedMemory",
            "convert_to_ttgir", "coalesce", "remove_layout_conversions",
            "allocate_shared_memory", "check_ttgir_legality", "LayoutLegalityError",
-           "count_converts"]
+           "count_converts", "F32DotTC", "f32_dot_tc"]
