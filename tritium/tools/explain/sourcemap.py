@@ -127,7 +127,8 @@ def map_ptx(text: str, span: SourceSpan) -> Mapped:
         stripped = raw.strip()
         if stripped == "}":
             cur = 0
-        code = stripped and not stripped.startswith(("//", ".reg", "{", "}", ".param", ")",
+        # `// begin inline asm` belongs with the asm it brackets, so comments keep the line.
+        code = stripped and not stripped.startswith((".reg", "{", "}", ".param", ")",
                                                     ".visible", ".entry", ".func"))
         out.append(raw)
         src.append(cur if code else 0)

@@ -97,8 +97,12 @@
     return { first: first, reps: reps, total: total };
   }
   function grid(shape) {
-    // 2-D tensors as they are, 1-D wrapped at 64 columns, leading dims of 3-D+ stacked.
-    if (shape.length === 1) { var c = Math.min(shape[0], 64); return [Math.ceil(shape[0] / c), c]; }
+    // 2-D tensors as they are, 1-D wrapped (32 columns, so labels fit, up to 1024 elements),
+    // leading dims of 3-D+ stacked.
+    if (shape.length === 1) {
+      var c = Math.min(shape[0], shape[0] <= 1024 ? 32 : 64);
+      return [Math.ceil(shape[0] / c), c];
+    }
     var cols = shape[shape.length - 1], rows = 1;
     for (var i = 0; i < shape.length - 1; i++) rows *= shape[i];
     return [rows, cols];
