@@ -161,10 +161,32 @@ def _run_stages(fn, specialization, options, target, record, span, clock) -> Non
     clock.stage("cubin", t0)
     from .resources import summarize
     record.resources.update(summarize(info, meta.get("shared", 0), options.num_warps, cap))
-    if toolchain.find_cuobjdump() is not None:
-        t0 = time.perf_counter()
-        record.stages["sass"] = sourcemap.map_plain(toolchain.disassemble(cubin))
+    t0 = time.perf_counter()
+    sass = _sass(cubin, span)
+    if sass is not None:
+        record.stages["sass"] = sass
         clock.stage("sass", t0)
+
+
+def _sass(cubin: bytes, span: SourceSpan) -> Optional[Mapped]:
+    """SASS linked to the source through nvdisasm's line table when nvdisasm is found,
+    else cuobjdump's listing unlinked, else None."""
+    import os
+    import subprocess
+    import tempfile
+    from ...backends.nvidia import toolchain
+    nvdisasm = toolchain.find_tool("nvdisasm")
+    if nvdisasm is not None:
+        with tempfile.TemporaryDirectory(prefix="tritium-explain-") as tmp:
+            path = os.path.join(tmp, "kernel.cubin")
+            with open(path, "wb") as f:
+                f.write(cubin)
+            proc = subprocess.run([nvdisasm, "-c", "-g", path], capture_output=True, text=True)
+        if proc.returncode == 0:
+            return sourcemap.map_sass(proc.stdout, span)
+    if toolchain.find_cuobjdump() is not None:
+        return sourcemap.map_plain(toolchain.disassemble(cubin))
+    return None
 
 
 def _run_pipeline(module, pipeline: str, stage: str, record: KernelRecord, clock: _Clock) -> None:

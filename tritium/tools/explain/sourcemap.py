@@ -138,3 +138,24 @@ def map_ptx(text: str, span: SourceSpan) -> Mapped:
 def map_plain(text: str) -> Mapped:
     lines = text.splitlines()
     return Mapped(lines, [0] * len(lines), "no line table")
+
+
+_SASS_LINE = re.compile(r'^\s*//## File "([^"]*)", line (\d+)')
+
+
+def map_sass(text: str, span: SourceSpan) -> Mapped:
+    """`nvdisasm -g` output: each `//## File "...", line N` marker holds for the
+    instructions after it (the markers are hidden)."""
+    out, src, cur, hidden = [], [], 0, 0
+    for raw in text.splitlines():
+        m = _SASS_LINE.match(raw)
+        if m:
+            cur = span.pick([(m.group(1), int(m.group(2)))])
+            hidden += 1
+            continue
+        is_inst = raw.lstrip().startswith("/*") and ";" in raw
+        if raw.startswith("//----"):  # a new section: the line table starts afresh
+            cur = 0
+        out.append(raw)
+        src.append(cur if is_inst else 0)
+    return Mapped(out, src, f"nvdisasm; {hidden} line markers hidden")
