@@ -128,8 +128,8 @@ def map_ptx(text: str, span: SourceSpan) -> Mapped:
         if stripped == "}":
             cur = 0
         # `// begin inline asm` belongs with the asm it brackets, so comments keep the line.
-        code = stripped and not stripped.startswith((".reg", "{", "}", ".param", ")",
-                                                    ".visible", ".entry", ".func"))
+        code = stripped not in ("", "{", "}") and not stripped.startswith(
+            (".reg", ".param", ")", ".visible", ".entry", ".func"))
         out.append(raw)
         src.append(cur if code else 0)
     return Mapped(out, src, f"{hidden} line-table lines hidden")
