@@ -49,7 +49,7 @@ def kernel_page(rec: KernelRecord, index_href: str = "") -> str:
 def _header(rec: KernelRecord, index_href: str) -> str:
     back = f'<a class="back" href="{esc(index_href)}">all kernels</a> ' if index_href else ""
     times = " · ".join(f"{k} {v:.0f} ms" for k, v in rec.stage_ms.items())
-    opts = ", ".join(f"{k}={v}" for k, v in rec.options.items())
+    opts = ", ".join(f"{k}={v}" for k, v in rec.options.items() if v is not None)
     return (f'<header>{back}<h1>{esc(rec.name)}</h1><span class="target">{esc(rec.target)}</span>'
             f'<div class="meta"><div><b>specialisation</b> {esc(rec.signature)}</div>'
             f'<div><b>options</b> {esc(opts)}</div>'
