@@ -152,6 +152,17 @@
           ctx.fillText(t[k], c * cell + cell / 2, r * cell + cell * (t.length === 1 ? 0.5 : 0.3 + 0.4 * k));
       }
     }
+    if (lay.in_dims.warp) {   // a key to the warp colours (lane 0's shade)
+      var key = document.createElement("div");
+      key.className = "layout-key";
+      for (var w = 0; w < (1 << lay.in_dims.warp.length); w++) {
+        var sw = document.createElement("span");
+        sw.style.background = colour({ warp: w, lane: 0 }, lay);
+        key.appendChild(sw);
+        key.appendChild(document.createTextNode("warp " + w + "  "));
+      }
+      box.insertBefore(key, canvas);
+    }
     var tip = box.querySelector(".layout-tip");
     canvas.addEventListener("mousemove", function (ev) {
       var rect = canvas.getBoundingClientRect();
