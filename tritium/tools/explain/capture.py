@@ -55,17 +55,16 @@ class KernelRecord:
 
 
 def _parse_options(fn, target: str, meta: Dict[str, Any]):
+    """The backend's own option parsing (defaults, checks), for `target` rather than for
+    the device at hand."""
     meta = {k: v for k, v in meta.items() if k in OPTION_NAMES and v is not None}
     if target == "cpu":
         from ...backends.cpu.backend import CPUBackend
         return CPUBackend().parse_options(meta, fn)
-    from ...backends.nvidia.backend import CUDAOptions
-    from ...runtime import knobs
-    meta.setdefault("debug", bool(fn.debug) if fn.debug is not None else knobs.debug())
-    nw = meta.get("num_warps", 4)
-    if not isinstance(nw, int) or nw <= 0 or nw & (nw - 1):
-        raise ValueError(f"num_warps must be a power of 2, got {nw!r}")
-    return CUDAOptions(arch=target, **meta)
+    from ...backends.nvidia.backend import CUDABackend
+    backend = CUDABackend()
+    backend._capability = capability_of(target)  # so no GPU is asked for its capability
+    return backend.parse_options(dict(meta, arch=target), fn)
 
 
 def capability_of(target: str) -> int:
