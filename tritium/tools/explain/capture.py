@@ -124,7 +124,7 @@ def _run_stages(fn, specialization, options, target, record, span, clock) -> Non
     t0 = time.perf_counter()
     module, _ = ast_to_ttir(fn, specialization, options)
     clock.stage("codegen", t0)
-    _run_pipeline(module, TTIR_PIPELINE, "ttir", record, clock)
+    _run_pipeline(module, TTIR_PIPELINE, "ttir", record)
     record.stages["ttir"] = sourcemap.map_mlir(print_module(module, debug_info=True), span)
     if target == "cpu":
         return
@@ -133,7 +133,7 @@ def _run_stages(fn, specialization, options, target, record, span, clock) -> Non
     cap = capability_of(target)
     _run_pipeline(module, ttgir_pipeline(options.num_warps, 32, options.num_ctas,
                                          f"cuda:{cap}", options.num_stages),
-                  "ttgir", record, clock)
+                  "ttgir", record)
     record.stages["ttgir"] = sourcemap.map_mlir(print_module(module, debug_info=True), span)
     from .layout_map import collect_layouts
     record.layouts = collect_layouts(module, record.stages["ttgir"])
@@ -188,7 +188,7 @@ def _sass(cubin: bytes, span: SourceSpan) -> Optional[Mapped]:
     return None
 
 
-def _run_pipeline(module, pipeline: str, stage: str, record: KernelRecord, clock: _Clock) -> None:
+def _run_pipeline(module, pipeline: str, stage: str, record: KernelRecord) -> None:
     """Run a pipeline one pass at a time; keep each pass's time and, when it changed the
     IR, a diff of the printed module."""
     from ...ir.printer import print_module

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 _FRAME = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 _LOC_SUFFIX = re.compile(r" loc\((.*)\)$")
