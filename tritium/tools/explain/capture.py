@@ -89,11 +89,18 @@ def _source_of(fn):
     return lines, fn.starting_line_number
 
 
+def _arg_text(ty: str, key) -> str:
+    """One argument of a specialisation as the page shows it (upstream's `D` and `1` keys)."""
+    if ty == "constexpr":
+        return f"={key!r}"
+    if key == "D":
+        return ty + (" (16-byte aligned)" if ty.startswith("*") else " (multiple of 16)")
+    return ty + (" (== 1)" if key == 1 else "")
+
+
 def new_record(fn, specialization, target: str, options) -> KernelRecord:
     lines, first = _source_of(fn)
-    sig = ", ".join(f"{n}: {ty if ty != 'constexpr' else '=' + repr(key)}"
-                    f"{' (16-aligned)' if key == 'D' else ' (==1)' if key == 1 and ty != 'constexpr' else ''}"
-                    for n, (ty, key) in zip(fn.arg_names, specialization))
+    sig = ", ".join(f"{n}: {_arg_text(ty, key)}" for n, (ty, key) in zip(fn.arg_names, specialization))
     opts = {k: getattr(options, k) for k in OPTION_NAMES if hasattr(options, k)}
     return KernelRecord(fn.__name__, target, fn.file_name, first, lines, sig, opts)
 

@@ -41,7 +41,16 @@ def collect_layouts(module, mapped_ttgir=None) -> List[dict]:
             if len(entry["uses"]) < 6:
                 entry["uses"].append([op.name, frame.line if frame is not None else 0])
             entry["count"] += 1
-    return [e for e in found.values() if not e.get("skip")]
+    # Biggest tensors first: the tiles a kernel computes on, before their 1xN slices.
+    kept = [e for e in found.values() if not e.get("skip")]
+    return sorted(kept, key=lambda e: -_elements(e["shape"]))
+
+
+def _elements(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _describe(t, aliases) -> dict:
@@ -55,10 +64,7 @@ def _describe(t, aliases) -> dict:
              "shape": list(t.dims), "element": str(elem), "bytes": max(1, bits // 8),
              "memory": "shared" if isinstance(t, T.MemDescType) else "registers",
              "uses": [], "count": 0, "drawn": False}
-    total = 1
-    for d in t.dims:
-        total *= d
-    if ll is not None and total <= MAX_ELEMENTS:
+    if ll is not None and _elements(t.dims) <= MAX_ELEMENTS:
         entry["in_dims"] = {d: [list(b) for b in ll.bases[d]] for d in ll.in_dims}
         entry["out_dims"] = [[d, ll.get_out_dim_size(d)] for d in ll.out_dims]
         entry["drawn"] = True

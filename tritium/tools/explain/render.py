@@ -106,7 +106,7 @@ def _code_panes(rec: KernelRecord) -> str:
                      f'<div class="tabs">{tabs}<span class="note"></span></div>'
                      f'<div class="scroll"></div></section>')
     last = next((s for s in ("ptx", "llir", "ttgir", "ttir") if s in rec.stages), "")
-    return (f'<main class="code"><section class="pane src-pane"><div class="tabs"><span>Python'
+    return (f'<main class="code panes-{len(panes)}"><section class="pane src-pane"><div class="tabs"><span>Python'
             f'</span><span class="note">(count: {STAGE_TITLES.get(last, "")} lines per Python '
             f'line)</span></div><div class="scroll"><pre class="source">{_source_html(rec)}'
             f'</pre></div></section>{"".join(panes)}</main>'
