@@ -107,3 +107,44 @@ def test_python_dash_m(script, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "2 kernel page(s)" in proc.stderr
     assert os.path.isfile(os.path.join(out, "double-1.html"))
+
+
+BENCH_SCRIPT = textwrap.dedent('''
+    import numpy as np
+    import tritium as triton
+    import tritium.language as tl
+    from tritium.testing import do_bench
+
+    @triton.jit
+    def add(X, Y, Z, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        m = offs < n
+        tl.store(Z + offs, tl.load(X + offs, mask=m) + tl.load(Y + offs, mask=m), mask=m)
+
+    n = 5000
+    x, y = np.random.rand(n).astype(np.float32), np.random.rand(n).astype(np.float32)
+    z = np.empty_like(x)
+    ms = do_bench(lambda: add[(triton.cdiv(n, 1024),)](x, y, z, n, BLOCK=1024), warmup=1, rep=5)
+    assert np.array_equal(z, x + y)
+    print("MS", ms)
+''')
+
+
+def test_do_bench_bandwidth(tmp_path):
+    """Bytes per call are the three tensors of one launch; GB/s is bytes over do_bench's time."""
+    from tritium.tools.explain.record import run_script
+    p = tmp_path / "bench_add.py"
+    p.write_text(BENCH_SCRIPT)
+    rec = run_script(str(p), force_cpu=True)
+    (c,) = rec.compiled
+    b = rec.bench_of(c)
+    assert b is not None and b.launches_per_call == 1 and b.kernels_in_call == 1
+    assert b.bytes_per_call == 3 * 5000 * 4
+    assert b.gbps == pytest.approx(3 * 5000 * 4 / (b.ms * 1e-3) / 1e9)
+    from tritium import testing
+    assert testing.do_bench.__name__ == "do_bench"   # the wrapper is gone afterwards
+    out = str(tmp_path / "out")
+    assert main(["explain", str(p), "--target", "cpu", "-o", out]) == 0
+    with open(os.path.join(out, "add.html")) as f:
+        page = f.read()
+    assert "measured (do_bench)" in page and "0.06 MB of tensor arguments" in page

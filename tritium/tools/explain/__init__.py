@@ -8,7 +8,7 @@ from their linear maps, and the ptxas resource report.
 
 Modules: record (run a script, note what it compiles), capture (compile stage by stage),
 sourcemap (IR/LLIR/PTX lines → Python lines), layout_map (layouts as drawable data),
-resources (ptxas report, occupancy), render (HTML), cli (`tritium explain SCRIPT.py`).
+resources (ptxas report, occupancy), bench (GB/s under do_bench), render (HTML), cli (`tritium explain SCRIPT.py`).
 """
 from __future__ import annotations
 

@@ -47,6 +47,7 @@ class KernelRecord:
     resources: Dict[str, Any] = field(default_factory=dict)
     stage_ms: Dict[str, float] = field(default_factory=dict)
     explain_ms: float = 0.0   # time spent on the page's own work (printing, diffs, maps)
+    bench: Any = None         # bench.BenchResult when the script timed it with do_bench
     error: Optional[str] = None
 
     @property

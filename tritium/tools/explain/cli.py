@@ -59,6 +59,7 @@ def run(script: str, kernel: Optional[str] = None, output: Optional[str] = None,
     entries, used = [], {}
     for c in wanted:
         record = capture(c.fn, c.specialization, c.options, target)
+        record.bench = rec.bench_of(c)
         n = used.get(record.name, 0)
         used[record.name] = n + 1
         href = _page_name(record.name, n)

@@ -31,6 +31,10 @@ class Recording:
     compiled: List[Compiled] = field(default_factory=list)
     stopped: bool = False          # the script was stopped at the wanted kernel
     script_error: Optional[str] = None
+    bench: Dict[tuple, Any] = field(default_factory=dict)   # bench.BenchResult per kernel
+
+    def bench_of(self, c: "Compiled"):
+        return self.bench.get((c.fn.__name__, str(c.specialization)))
 
     def names(self) -> List[str]:
         return sorted({c.fn.__name__ for c in self.compiled})
@@ -108,8 +112,10 @@ def run_script(path: str, argv=(), kernel: Optional[str] = None, force_cpu: bool
     one before anything was compiled propagates."""
     if not os.path.isfile(path):
         raise FileNotFoundError(f"SCRIPT: no such file: {path}")
+    from .bench import benchmarks
     with _script_environment(path, list(argv), force_cpu), \
-            recording(kernel, stop_at_first) as rec:
+            recording(kernel, stop_at_first) as rec, benchmarks() as bench:
+        rec.bench = bench
         try:
             runpy.run_path(path, run_name="__main__")
         except _Stop:

@@ -113,11 +113,21 @@ def _code_panes(rec: KernelRecord) -> str:
             f'<div id="stage-store" hidden>{"".join(store)}</div>')
 
 
+def _bench_row(b) -> tuple:
+    peak = (f" of {b.peak_gbps:.0f} GB/s peak ({100 * b.gbps / b.peak_gbps:.0f}%)"
+            if b.peak_gbps else " (no GPU peak on this device)")
+    shared = (f"; the timed call launched {b.kernels_in_call} kernels, all its time is counted"
+              if b.kernels_in_call > 1 else "")
+    return ("measured (do_bench)",
+            f"{b.ms:.4g} ms per call, {b.launches_per_call:g} launch(es), "
+            f"{b.bytes_per_call / 1e6:.4g} MB of tensor arguments → {b.gbps:.4g} GB/s{peak}{shared}")
+
+
 def _resources(rec: KernelRecord) -> str:
     r = rec.resources
-    if not r:
+    if not r and rec.bench is None:
         return ""
-    rows = []
+    rows = [_bench_row(rec.bench)] if rec.bench is not None else []
     if "registers" in r:
         rows += [("registers per thread", r["registers"]),
                  ("spills (stores / loads)", f'{r["spill_stores"]} B / {r["spill_loads"]} B'),
