@@ -51,8 +51,14 @@ def test_click_links_source_and_stages(page_path, tmp_path):
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto("file://" + page_path)
-            # Nothing is highlighted before a click.
+            # Nothing is highlighted before a click; the pass diffs start folded.
             assert page.locator(".l.hl").count() == 0
+            assert page.locator("#passes details").count() >= 2
+            assert page.locator("#passes details[open]").count() == 0
+            # Hovering a Python line marks its lines in the shown stages.
+            page.hover(f'pre.source .l[data-s="{load_line}"]')
+            hovered = page.eval_on_selector_all(".stage-pane .l.hv", "els => els.map(e => e.dataset.s)")
+            assert hovered and set(hovered) == {str(load_line)}
             page.click(f'pre.source .l[data-s="{load_line}"]')
             lit = page.eval_on_selector_all(
                 ".stage-pane .l.hl",
