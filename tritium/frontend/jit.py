@@ -293,6 +293,12 @@ class JITFunction:
         return self.run(*map(_mock_if_dtype, args), grid=grid, warmup=True,
                         **{k: _mock_if_dtype(v) for k, v in kwargs.items()})
 
+    def explain(self, *args, target=None, **kwargs):
+        """The page showing one specialisation through every compiler stage (see
+        `tritium.tools.explain`): of these arguments, or of the last launch without any."""
+        from ..tools.explain import explain
+        return explain(self, *args, target=target, **kwargs)
+
     def _check_globals(self, kernel) -> None:
         for (name, _), (value, scope) in kernel.used_global_vals.items():
             current = scope.get(name)

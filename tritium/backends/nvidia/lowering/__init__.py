@@ -40,8 +40,10 @@ def shared_bytes(module: Operation) -> int:
     return best
 
 
-def make_llir(module: Operation, capability: int = 90) -> Tuple[str, Dict[str, int]]:
-    mctx = ModuleContext(module, capability)
+def make_llir(module: Operation, capability: int = 90,
+              line_info: bool = False) -> Tuple[str, Dict[str, int]]:
+    """`line_info=True` tags instructions with `!dbg` (see debug_info.py)."""
+    mctx = ModuleContext(module, capability, line_info)
     funcs = [op for op in module_body(module) if op.name == "tt.func"]
     for f in funcs:
         mctx.funcs[f.attr("sym_name")] = f
@@ -50,4 +52,7 @@ def make_llir(module: Operation, capability: int = 90) -> Tuple[str, Dict[str, i
     shared = shared_bytes(module)
     if shared:
         mctx.out.uses_smem = True
-    return mctx.out.text(), {"shared": shared, "num_warps": mctx.num_warps}
+    text = mctx.out.text()
+    if mctx.line_info is not None:
+        text += mctx.line_info.text()
+    return text, {"shared": shared, "num_warps": mctx.num_warps}

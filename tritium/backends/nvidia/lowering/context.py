@@ -209,6 +209,7 @@ class Emitter:
         self.n = 0
         self.nlabels = 0
         self.block = "entry"
+        self.dbg = ""  # `, !dbg !N` of the op being lowered when line info is on
 
     # -- names
     def fresh(self, hint: str = "v") -> str:
@@ -222,17 +223,17 @@ class Emitter:
 
     # -- raw emission
     def emit(self, text: str) -> None:
-        self.lines.append("  " + text)
+        self.lines.append("  " + text + self.dbg)
 
     def inst(self, rhs: str, hint: str = "v") -> str:
         name = self.fresh(hint)
-        self.lines.append(f"  {name} = {rhs}")
+        self.lines.append(f"  {name} = {rhs}{self.dbg}")
         return name
 
     def pro(self, rhs: str, hint: str = "p") -> str:
         """An instruction in the entry block (dominates everything; for thread-id math)."""
         name = self.fresh(hint)
-        self.prologue.append(f"  {name} = {rhs}")
+        self.prologue.append(f"  {name} = {rhs}{self.dbg}")
         return name
 
     def placeholder(self) -> int:
@@ -353,6 +354,8 @@ class FunctionContext:
         self._lin_cache: Dict[tuple, str] = {}
         self._coord_cache: Dict[tuple, List[List[str]]] = {}
         self._ll_cache: Dict[tuple, LinearLayout] = {}
+        li = module_ctx.line_info
+        self.scope = li.subprogram(func.attr("sym_name"), func.loc) if li is not None else None
 
     # -- values
     def get(self, v: Value) -> LLVal:
@@ -622,12 +625,17 @@ class FunctionContext:
         h = HANDLERS.get(op.name)
         if h is None:
             raise LoweringError(f"no NVIDIA lowering for operation '{op.name}'")
+        li, outer = self.mod.line_info, self.e.dbg
+        if li is not None:
+            self.e.dbg = li.tag(op.loc, self.scope)
         try:
             h(self, op)
         except LoweringError:
             raise
         except NotImplementedError as e:
             raise LoweringError(f"{op.name}: {e}") from e
+        finally:
+            self.e.dbg = outer
 
     def run_region(self, block: Block, args: Sequence[LLVal]) -> List[LLVal]:
         """Bind `block`'s arguments, lower its body inline and return what its terminator
@@ -647,8 +655,10 @@ def _is_terminator(op: Operation) -> bool:
 
 # ------------------------------------------------------------------ module context
 class ModuleContext:
-    def __init__(self, module: Operation, capability: int = 90):
+    def __init__(self, module: Operation, capability: int = 90, line_info: bool = False):
+        from .debug_info import LineInfo
         self.module = module
+        self.line_info = LineInfo() if line_info else None
         self.capability = capability
         self.num_warps = int(module.attr("ttg.num-warps", 4) or 4)
         self.threads_per_warp = int(module.attr("ttg.threads-per-warp", 32) or 32)

@@ -364,5 +364,7 @@ def lower_function(mctx: ModuleContext, func: Operation) -> None:
     else:
         ret = "void" if not rtys else rtys[0] if len(rtys) == 1 else "{ " + ", ".join(rtys) + " }"
         head = f'define internal {ret} @{_sym(name)}({", ".join(params)}) {{'
+    if ctx.scope is not None:
+        head = head[:-1] + f"!dbg !{ctx.scope} {{"
     body = [head, "entry:"] + e.prologue + e.lines + ["}", ""]
     mctx.out.functions.append("\n".join(body))
