@@ -37,12 +37,18 @@ SMEM_BUDGET = 200 * 1024  # of the 227 KB a block may use: room for the epilogue
 
 
 def _is_zero_const(v: Value) -> bool:
+    """`v` is zero (a masked cp.async fills zeros): a constant, possibly splatted or cast
+    (an fp8 `other` arrives as a splat of a converted scalar)."""
     op = v.owner_op
+    while op is not None and op.name in ("tt.splat", "tt.fp_to_fp", "arith.truncf",
+                                         "arith.extf", "arith.sitofp", "ttg.convert_layout"):
+        op = op.operand(0).owner_op
     if op is None or op.name != "arith.constant":
         return False
     a = op.attributes.get("value")
-    return isinstance(a, DenseElementsAttr) and not isinstance(a.value, (list, tuple)) \
-        and float(a.value) == 0.0
+    if isinstance(a, DenseElementsAttr):
+        return not isinstance(a.value, (list, tuple)) and float(a.value) == 0.0
+    return a is not None and not isinstance(a.value, (list, tuple)) and float(a.value) == 0.0
 
 
 def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
