@@ -14,12 +14,16 @@ always runs (for an `ASTSource` it is the frontend plus the TTIR passes, millise
 and its text, with locations, is the key, together with the options, the target, the
 backend's own hash and tritium's sources. A backend with a single stage (the CPU) is not
 cached on disk.
+
+After each compile, `knobs.compilation.listener` (when set) is called as upstream's, with
+the source, the metadata, each stage's time and whether the disk cache had the kernel.
 """
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+import time
 from typing import Any, Dict, Optional
 
 from ..backends.compiler import BaseBackend, GPUTarget
@@ -80,7 +84,13 @@ def compile(src, target: Optional[GPUTarget] = None, options=None, _env_vars=Non
     options = _parse(backend, options)
     stages: Dict[str, Any] = {}
     backend.add_stages(stages, options, src.language)
-    return _Compilation(src, target, backend, options, stages, shared).run()
+    compilation = _Compilation(src, target, backend, options, stages, shared)
+    kernel = compilation.run()
+    listener = knobs.compilation.listener
+    if listener is not None:  # the hook tools watch compiles through (upstream's)
+        listener(src=src, metadata=kernel.metadata, metadata_group=None,
+                 times=compilation.times(), cache_hit=compilation.cache_hit)
+    return kernel
 
 
 def _check_shared_is_known(src, shared) -> None:
@@ -117,16 +127,30 @@ class _Compilation:
         self.later = names[first + 1:]
         self.name = src.name
         self.fname = self.name[:disk_cache.MAX_FILE_NAME]
+        self.cache_hit = False
+        self.ir_us, self.store_us = 0, 0
+        self.stage_us = []  # [(stage, microseconds)] of the stages that ran
+
+    def times(self) -> knobs.CompileTimes:
+        return knobs.CompileTimes(self.ir_us, self.stage_us, self.store_us)
+
+    def _run_stage(self, stage, product, metadata):
+        t0 = time.perf_counter()
+        product = self.stages[stage](product, metadata)
+        self.stage_us.append((stage, _us_since(t0)))
+        return product
 
     def run(self) -> CompiledKernel:
         src, options = self.src, self.options
+        t0 = time.perf_counter()
         product, used = src.make_ir(self.target, options, None, None, None)
+        self.ir_us = _us_since(t0)
         asm: Dict[str, Any] = {}
         products: Dict[str, Any] = {}
         metadata: Dict[str, Any] = {"name": self.name, "target": self.target,
                                     **_options_dict(options)}
         if self.own_stage:
-            product = self.stages[src.ext](product, metadata)
+            product = self._run_stage(src.ext, product, metadata)
         asm[src.ext] = products[src.ext] = product
         if self.shared is not None:
             metadata["shared"] = self.shared
@@ -142,6 +166,7 @@ class _Compilation:
         all_stages = [src.ext] + self.later
         hit = None if knobs.always_compile() or override else cache.load(self.fname, all_stages)
         if hit is not None:
+            self.cache_hit = True
             if dump:
                 for stage, text in hit["asm"].items():
                     disk_cache._dump(key, self.fname, stage, text)
@@ -156,7 +181,7 @@ class _Compilation:
                 product = _from_text(stage, text)
             else:
                 try:
-                    product = self.stages[stage](product, metadata)
+                    product = self._run_stage(stage, product, metadata)
                 except TritonError:
                     raise  # PTXASError, OutOfResources: callers (autotuners) catch these by class
                 except Exception as e:
@@ -169,7 +194,9 @@ class _Compilation:
         # What a later load returns: JSON types (lists, not tuples) from the first run on.
         metadata = json.loads(json.dumps(metadata, default=_jsonable))
         if not override:
+            t0 = time.perf_counter()
             metadata = cache.store(self.fname, asm, metadata)
+            self.store_us = _us_since(t0)
         return CompiledKernel(src, asm, metadata, self.backend, used)
 
     def _dump_all(self, kernel, key_text):
@@ -179,6 +206,10 @@ class _Compilation:
             for stage in kernel.asm.keys():
                 disk_cache._dump(key, self.fname, stage, kernel.asm[stage])
         return kernel
+
+
+def _us_since(t0: float) -> int:
+    return int((time.perf_counter() - t0) * 1e6)
 
 
 def _jsonable(value):

@@ -74,3 +74,30 @@ def autotuning_progress():
     shows it only when stderr is a terminal."""
     v = os.environ.get("TRITIUM_AUTOTUNE_PROGRESS", "")
     return None if v == "" else v.lower() in ("1", "true", "on", "yes")
+
+
+class CompileTimes:
+    """What a compilation listener gets as `times`, in microseconds as upstream's:
+    `ir_initialization` (the frontend or the IR file), `lowering_stages` [(stage, us)],
+    `store_results` (the disk cache) and `total`."""
+
+    def __init__(self, ir_initialization: int, lowering_stages, store_results: int):
+        self.ir_initialization = ir_initialization
+        self.lowering_stages = list(lowering_stages)
+        self.store_results = store_results
+
+    @property
+    def total(self) -> int:
+        return self.ir_initialization + sum(us for _, us in self.lowering_stages) + \
+            self.store_results
+
+
+class _CompilationKnobs:
+    """`knobs.compilation.listener`: None, or a callable the compiler driver calls after
+    every `compile` (the JIT's in-memory cache misses) with the keywords `src`,
+    `metadata`, `metadata_group` (None: tritium keeps one cache file per kernel), `times`
+    (CompileTimes) and `cache_hit`. Tools watch compiles through it (`tritium explain`)."""
+    listener = None
+
+
+compilation = _CompilationKnobs()
