@@ -7,7 +7,6 @@ Bandwidth counts bytes read + bytes written once. Each kernel's output is checke
 torch before it is timed. Cold compile = the first call of a kernel with an empty cache.
 """
 import argparse
-import importlib.util
 import json
 import os
 import re
@@ -19,31 +18,14 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+
+from kernel_loader import load_kernels_from  # noqa: E402
 
 
 def load_kernels(flavor: str):
     return load_kernels_from("gpu_kernels.py", flavor)
-
-
-def load_kernels_from(filename: str, flavor: str):
-    """Import a kernel file of bench/ with `triton` bound to upstream or to tritium."""
-    import tritium
-    import tritium.language
-    saved = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
-    if flavor == "tritium":
-        sys.modules["triton"], sys.modules["triton.language"] = tritium, tritium.language
-    try:
-        spec = importlib.util.spec_from_file_location(f"{filename[:-3]}_{flavor}",
-                                                      os.path.join(HERE, filename))
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
-    return mod
 
 
 def gbps(nbytes, ms):

@@ -19,7 +19,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from bench_gpu import load_kernels_from  # noqa: E402
+from kernel_loader import load_kernels_from  # noqa: E402
 
 CONFIGS = [  # (BM, BN, BK, GROUP_M, warps, stages)
     (128, 256, 64, 8, 8, 3),

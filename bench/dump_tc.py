@@ -12,7 +12,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from bench_gpu import load_kernels_from  # noqa: E402
+from kernel_loader import load_kernels_from  # noqa: E402
 
 out = sys.argv[1]
 only = sys.argv[2] if len(sys.argv) > 2 else None  # "upstream" or "tritium": one flavour

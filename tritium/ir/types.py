@@ -97,20 +97,10 @@ class TensorDescType(Type):
         return 64
 
 
-@dataclass(frozen=True, repr=False)
-class TensorType(Type):
-    """`tensor<4x8xf32>`; `encoding` is an optional layout attribute (TTGIR)."""
+class _Shaped:
+    """Shape queries shared by tensor and shared-memory descriptor types (`dims`, `element`)."""
 
-    dims: Tuple[int, ...]
-    element: Type
-    encoding: Optional[Any] = None
-
-    def __post_init__(self):
-        object.__setattr__(self, "dims", tuple(int(d) for d in self.dims))
-
-    @property
-    def is_tensor(self) -> bool:
-        return True
+    __slots__ = ()
 
     @property
     def element_type(self) -> Type:
@@ -131,6 +121,22 @@ class TensorType(Type):
     def rank(self) -> int:
         return len(self.dims)
 
+
+@dataclass(frozen=True, repr=False)
+class TensorType(_Shaped, Type):
+    """`tensor<4x8xf32>`; `encoding` is an optional layout attribute (TTGIR)."""
+
+    dims: Tuple[int, ...]
+    element: Type
+    encoding: Optional[Any] = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "dims", tuple(int(d) for d in self.dims))
+
+    @property
+    def is_tensor(self) -> bool:
+        return True
+
     def __str__(self) -> str:
         dims = "".join(f"{d}x" for d in self.dims)
         enc = ""
@@ -140,7 +146,7 @@ class TensorType(Type):
 
 
 @dataclass(frozen=True, repr=False)
-class MemDescType(Type):
+class MemDescType(_Shaped, Type):
     """`!ttg.memdesc<3x128x64xf16, #shared, #smem, mutable>`: a view of a buffer in shared
     memory. `alloc_dims` is the shape of the whole allocation when the view is one slot of
     a multi-buffered ring (upstream prints it last, e.g. `..., mutable, 3x128x64`)."""
@@ -156,25 +162,6 @@ class MemDescType(Type):
         if self.alloc_dims is not None:
             alloc = tuple(int(d) for d in self.alloc_dims)
             object.__setattr__(self, "alloc_dims", None if alloc == self.dims else alloc)
-
-    @property
-    def element_type(self) -> Type:
-        return self.element
-
-    @property
-    def shape(self) -> Tuple[int, ...]:
-        return self.dims
-
-    @property
-    def rank(self) -> int:
-        return len(self.dims)
-
-    @property
-    def numel(self) -> int:
-        n = 1
-        for d in self.dims:
-            n *= d
-        return n
 
     def __str__(self) -> str:
         dims = "".join(f"{d}x" for d in self.dims)
