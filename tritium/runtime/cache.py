@@ -151,7 +151,7 @@ def _dump(key: str, name: str, stage: str, data) -> None:
 
 
 def _override(key: str, name: str, stage: str):
-    root = os.environ.get("TRITON_OVERRIDE_DIR") or os.path.join(knobs.home_dir(), ".triton", "override")
+    root = knobs.override_dir()
     for d in (os.path.join(root, dir_name(key)), root):
         path = os.path.join(d, f"{name}.{stage}")
         if os.path.isfile(path):
@@ -178,7 +178,7 @@ def compile_cached(backend, fn, specialization, options):
                      _backend_hash(backend))
     signature = {p: ty for p, (ty, _) in zip(fn.arg_names, specialization)}
     cache = FileCache(key)
-    dump, override = knobs.kernel_dump(), knobs._flag("TRITON_KERNEL_OVERRIDE")
+    dump, override = knobs.kernel_dump(), knobs.kernel_override()
     hit = None if knobs.always_compile() or override else cache.load(fname)
     if hit is not None:
         if dump:

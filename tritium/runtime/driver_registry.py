@@ -2,9 +2,7 @@
 `driver.active.get_current_target()` and `driver.active.utils.get_device_properties(0)`."""
 from __future__ import annotations
 
-from collections import namedtuple
-
-GPUTarget = namedtuple("GPUTarget", ["backend", "arch", "warp_size"])
+from ..backends.compiler import GPUTarget
 
 
 class _Utils:
