@@ -13,13 +13,20 @@ __version__ = "0.1.0"
 from .frontend.jit import JITFunction, jit  # noqa: E402
 from .frontend.errors import CompilationError  # noqa: E402
 from .runtime.autotuner import Config, autotune, heuristics  # noqa: E402
+from .runtime.interface import KernelInterface  # noqa: E402
+from .runtime.tensor_wrapper import TensorWrapper, reinterpret  # noqa: E402
+from . import knobs  # noqa: E402
 from . import language  # noqa: E402
+from .language.builtins import constexpr_function  # noqa: E402
+from .language.core import must_use_result  # noqa: E402
 
 
+@constexpr_function
 def cdiv(x: int, y: int) -> int:
     return (x + y - 1) // y
 
 
+@constexpr_function
 def next_power_of_2(n: int) -> int:
     """Smallest power of two >= n (1 for n <= 1)."""
     n = int(n)
@@ -31,16 +38,20 @@ def next_power_of_2(n: int) -> int:
 def __getattr__(name):
     # Heavier submodules load on first use so `import tritium` stays quick.
     import importlib
-    if name in ("testing", "compat", "runtime", "compiler", "tools", "backends", "passes", "ir"):
+    if name in ("testing", "compat", "runtime", "compiler", "tools", "backends", "passes", "ir",
+                "errors", "_internal_testing"):
         return importlib.import_module(f".{name}", __name__)
     if name in ("OutOfResources", "TritonError", "InterpreterError"):
         from .runtime import errors
         return getattr(errors, name)
     if name == "MockTensor":
-        from .frontend.jit import _MockTensor
-        return _MockTensor
+        from .frontend.jit import MockTensor
+        return MockTensor
     raise AttributeError(f"module 'tritium' has no attribute {name!r}")
 
 
 __all__ = ["jit", "JITFunction", "CompilationError", "Config", "autotune", "heuristics",
-           "cdiv", "next_power_of_2", "language", "testing", "compat", "__version__"]
+           "cdiv", "next_power_of_2", "language", "testing", "compat", "__version__", "knobs",
+           "KernelInterface", "TensorWrapper", "reinterpret", "constexpr_function",
+           "must_use_result", "MockTensor", "OutOfResources", "TritonError", "InterpreterError",
+           "runtime", "tools"]

@@ -18,6 +18,9 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
+from ..runtime.interface import KernelInterface
+from ..runtime.tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
+                                      type_canonicalisation_dict)
 
 KNOWN_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
                  "launch_cooperative_grid", "launch_pdl", "allowed_dot_input_precisions",
@@ -81,7 +84,7 @@ def _normalize_indices(spec, params, fn_name):
     return out
 
 
-class JITFunction:
+class JITFunction(KernelInterface):
     """A `@jit` function. Upstream's public attributes are kept (`fn`, `src`, `arg_names`,
     `params`, `cache`, `cache_key`, `__name__`)."""
 
@@ -305,6 +308,9 @@ class _MockTensor:
 
     def data_ptr(self):
         return 0
+
+
+MockTensor = _MockTensor
 
 
 def _mock_if_dtype(a):

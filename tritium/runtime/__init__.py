@@ -1,17 +1,21 @@
 """Run-time pieces under upstream's names: `triton.runtime.driver`, `Autotuner`, ..."""
 from .autotuner import (Autotuner, Config, Heuristics, KernelInterface,  # noqa: F401
                         autotune, heuristics)
+from .driver import driver  # noqa: F401  (the object; the module stays importable by name)
+from .errors import InterpreterError, OutOfResources  # noqa: F401
+from .tensor_wrapper import TensorWrapper, reinterpret  # noqa: F401
+
+__all__ = ["driver", "Config", "Heuristics", "autotune", "heuristics", "JITFunction",
+           "KernelInterface", "reinterpret", "TensorWrapper", "OutOfResources",
+           "InterpreterError", "MockTensor", "Autotuner"]
 
 
 def __getattr__(name):
     # Lazy: the JIT itself imports from this package.
-    if name == "JITFunction":
-        from ..frontend.jit import JITFunction
-        return JITFunction
-    if name in ("OutOfResources", "InterpreterError", "PTXASError", "TritonError"):
+    if name in ("JITFunction", "MockTensor"):
+        from ..frontend import jit
+        return getattr(jit, name)
+    if name in ("PTXASError", "TritonError"):
         from . import errors
         return getattr(errors, name)
-    if name == "driver":
-        from .driver_registry import driver
-        return driver
     raise AttributeError(name)

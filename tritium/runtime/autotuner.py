@@ -5,6 +5,9 @@ import builtins
 import time
 from typing import Any, Callable, Dict, List, Optional
 
+from .errors import OutOfResources  # noqa: F401  (upstream imports it from here)
+from .interface import KernelInterface
+
 
 class Config:
     """One candidate: meta-parameters plus launch options."""
@@ -33,11 +36,6 @@ class Config:
         return ", ".join(parts)
 
     __repr__ = __str__
-
-
-class KernelInterface:
-    def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
 
 
 class Autotuner(KernelInterface):

@@ -53,6 +53,20 @@ def tritium_key() -> str:
     return h.hexdigest()
 
 
+def triton_key() -> str:
+    """Upstream's name: what identifies this compiler build (version and sources)."""
+    from .. import __version__
+    return f"{__version__}-{tritium_key()}"
+
+
+def _base64(key: str) -> str:
+    return base64.urlsafe_b64encode(bytes.fromhex(key)).decode("utf-8").rstrip("=")
+
+
+def _base32(key: str) -> str:
+    return dir_name(key)
+
+
 def kernel_key(ttir_text: str, options, target: str, backend_hash: str = "") -> str:
     env = sorted((k, os.environ.get(k, "")) for k in CACHE_INVALIDATING_ENV)
     text = "\n".join([tritium_key(), target, backend_hash, str(options.hash_items()), str(env),
