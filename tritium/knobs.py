@@ -244,6 +244,11 @@ class env_nvidia_tool(env_base[NvidiaTool]):
         raise RuntimeError(f"Cannot find {self.binary} (set {self.key} to its path)")
 
 
+# Launches test `hooks_maybe_set[0]` (one load) to stay on their fast path; it turns True
+# once any launch hook is added or assigned and then the full check runs.
+hooks_maybe_set = [False]
+
+
 class HookChain:
     """Hooks of one kind, called in order (`reversed=True`: last added first)."""
 
@@ -254,6 +259,7 @@ class HookChain:
     def add(self, func: Callable) -> None:
         if func not in self.calls:
             self.calls.append(func)
+        hooks_maybe_set[0] = True
 
     def remove(self, func: Callable) -> None:
         if func in self.calls:
@@ -381,6 +387,11 @@ class runtime_knobs(base_knobs):
     add_stages_inspection_hook = None
     # tritium's own: say which argument's specialisation changed on every recompile.
     log_recompiles = env_bool("TRITON_LOG_RECOMPILES")
+
+    def __setattr__(self, name, value):
+        if name.startswith("launch_") and value is not None:
+            hooks_maybe_set[0] = True  # e.g. a plain function assigned, as before 3.4
+        super().__setattr__(name, value)
 
 
 class language_knobs(base_knobs):

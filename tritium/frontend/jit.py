@@ -18,6 +18,8 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
+from ..knobs import hooks_maybe_set
+from ..runtime import launch_hooks
 from ..runtime.interface import KernelInterface
 from ..runtime.tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
                                       type_canonicalisation_dict)
@@ -203,7 +205,7 @@ class JITFunction(KernelInterface):
                f"def {launch_name}(_grid, {signature}):\n"  # errors name the kernel
                f"    args = {args_t}\n"
                f"    spec = {spec_t}\n"
-               f"    if options or _jit.pre_run_hooks:\n"
+               f"    if options or _jit.pre_run_hooks or _hooks_maybe[0]:\n"
                f"        return _jit.run(*args, grid=_grid, **options)\n"
                f"    backend = _cpu() if _jit.interpret else _active(args)\n"
                f"    kernel = _fast.get((spec, backend.device_key()))\n"
@@ -215,7 +217,7 @@ class JITFunction(KernelInterface):
         from .specialize import _HANDLERS, _specialize_slow
         scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self,
                  "_fast": self._fast_cache, "_cpu": cpu_backend, "_active": active_backend,
-                 "_check": check_grid, **defaults}
+                 "_check": check_grid, "_hooks_maybe": hooks_maybe_set, **defaults}
         exec(compile(src, f"<binder of {self.__name__}>", "exec"), scope)
         self._launch_fn = scope[launch_name]
         return scope["bind"]
@@ -260,7 +262,11 @@ class JITFunction(KernelInterface):
             self._check_globals(kernel)
         if warmup:
             return kernel
-        kernel.run(check_grid(self._grid_of(grid, bound_args, extra)), bound_args, specialization)
+        grid = check_grid(self._grid_of(grid, bound_args, extra))
+        if hooks_maybe_set[0] and launch_hooks.active():
+            launch_hooks.run_with_hooks(self, kernel, grid, bound_args, specialization)
+        else:
+            kernel.run(grid, bound_args, specialization)
         return kernel
 
     def _lookup_or_compile(self, backend, device, specialization, extra):
@@ -272,7 +278,7 @@ class JITFunction(KernelInterface):
         kernel = self.cache[device].get(key)
         if kernel is None:
             self._log_recompile(device, specialization)
-            kernel = backend.compile(self, specialization, options)
+            kernel = launch_hooks.compile_with_listener(backend, self, specialization, options)
             self.cache[device][key] = kernel
         return kernel
 

@@ -28,6 +28,10 @@ import uuid
 from typing import Dict, Optional
 
 from . import knobs
+from .cache_managers import (CacheManager, FileCacheManager,  # noqa: F401 (upstream's names)
+                             RedisRemoteCacheBackend, RemoteCacheBackend, RemoteCacheManager,
+                             get_cache_manager, get_dump_manager, get_override_manager,
+                             make_so_cache_key)
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")
 # Environment variables that change the generated code.

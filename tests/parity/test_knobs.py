@@ -1,0 +1,188 @@
+"""`tritium.knobs` (= `triton.knobs`): groups, environment and assignment, scopes, errors, and
+the hooks it holds being called around compiles and launches."""
+import os
+
+import numpy as np
+import pytest
+
+import tritium as triton
+import tritium.language as tl
+from tritium import knobs
+from tritium.runtime import knobs as rk
+
+GROUPS = ["build", "redis", "cache", "compilation", "autotuning", "runtime", "language",
+          "nvidia", "amd", "proton"]
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """Every group replaced by a reset copy and every knob's variable unset, as upstream's
+    `fresh_knobs` fixture does; all restored afterwards."""
+    saved = {g: getattr(knobs, g) for g in GROUPS}
+    for g in GROUPS:
+        group = saved[g]
+        for d in group.knob_descriptors.values():
+            monkeypatch.delenv(d.key, raising=False)
+        monkeypatch.setattr(knobs, g, group.copy().reset())
+    monkeypatch.setattr(knobs, "propagate_env", True)
+    yield knobs
+    for g in GROUPS:
+        for d in getattr(knobs, g).knob_descriptors.values():
+            os.environ.pop(d.key, None)
+
+
+def test_every_upstream_group_and_knob_exists():
+    expected = {
+        "cache": {"home_dir", "dump_dir", "override_dir", "dir", "manager_class",
+                  "remote_manager_class"},
+        "compilation": {"override", "dump_ir", "store_binary_only", "always_compile",
+                        "use_ir_loc", "enable_asan", "disable_line_info", "front_end_debugging",
+                        "allow_non_constexpr_globals", "enable_experimental_consan"},
+        "autotuning": {"cache", "print"},
+        "runtime": {"interpret", "debug", "override_arch"},
+        "language": {"fp32_default", "default_fp_fusion"},
+        "nvidia": {"cuobjdump", "nvdisasm", "ptxas", "dump_nvptx", "disable_ptxas_opt",
+                   "ptxas_options", "mock_ptx_version", "dump_ptxas_log", "libdevice_path",
+                   "libcuda_path"},
+        "redis": {"key_format", "host", "port"},
+        "build": {"cc", "cudacrt_path", "cudart_path"},
+        "proton": {"cupti_lib_dir", "enable_nvtx"},
+    }
+    for group, names in expected.items():
+        assert names <= set(getattr(knobs, group).knob_descriptors), group
+    for hook in ("launch_enter_hook", "launch_exit_hook", "kernel_load_start_hook",
+                 "kernel_load_end_hook", "jit_cache_hook", "jit_post_compile_hook"):
+        assert hasattr(knobs.runtime, hook)
+    assert knobs.compilation.listener is None
+
+
+def test_environment_then_assignment_then_env_again(fresh, monkeypatch):
+    assert fresh.runtime.interpret is False and rk.interpret() is False
+    monkeypatch.setenv("TRITON_INTERPRET", "yes")
+    assert fresh.runtime.interpret is True and rk.interpret() is True
+    fresh.runtime.interpret = False            # assignment wins over the environment ...
+    assert rk.interpret() is False
+    assert os.environ["TRITON_INTERPRET"] == "0"  # ... and is propagated to it
+    fresh.propagate_env = False
+    fresh.runtime.interpret = True
+    assert os.environ["TRITON_INTERPRET"] == "0" and rk.interpret() is True
+    fresh.runtime.interpret = fresh.env        # back to reading the environment
+    assert rk.interpret() is False
+
+
+def test_paths_follow_home_and_explicit_values(fresh, monkeypatch, tmp_path):
+    monkeypatch.setenv("TRITON_HOME", str(tmp_path))
+    assert fresh.cache.dir == os.path.join(str(tmp_path), ".triton", "cache") == rk.cache_dir()
+    assert fresh.cache.override_dir == os.path.join(str(tmp_path), ".triton", "override")
+    fresh.cache.dump_dir = str(tmp_path / "d")
+    assert rk.dump_dir() == str(tmp_path / "d")
+
+
+def test_scope_restores_values_and_environment(fresh, monkeypatch):
+    fresh.compilation.always_compile = True
+    with fresh.compilation.scope():
+        fresh.compilation.always_compile = False
+        fresh.compilation.dump_ir = True
+        assert rk.kernel_dump() and not rk.always_compile()
+    assert rk.always_compile() and not rk.kernel_dump()
+    assert os.environ["TRITON_ALWAYS_COMPILE"] == "1" and "TRITON_KERNEL_DUMP" not in os.environ
+
+
+def test_copy_and_reset_are_independent(fresh):
+    fresh.amd.global_prefetch = 4
+    other = fresh.amd.copy()
+    other.global_prefetch = 7
+    assert fresh.amd.global_prefetch == 4 and other.global_prefetch == 7
+    other.reset()  # back to the environment, which the last assignment wrote
+    assert other.global_prefetch == 7 == int(os.environ["TRITON_HIP_GLOBAL_PREFETCH"])
+    assert fresh.amd.global_prefetch == 4
+
+
+@pytest.mark.parametrize("var,value,message", [
+    ("TRITON_DEBUG", "maybe", "TRITON_DEBUG='maybe' is not a boolean: use one of 1, true, on"),
+    ("TRITON_REDIS_PORT", "six", "TRITON_REDIS_PORT='six' is not an integer"),
+    ("TRITON_CACHE_MANAGER", "nocolon", "TRITON_CACHE_MANAGER='nocolon': expected MODULE:CLASS"),
+    ("TRITON_CACHE_MANAGER", "os:path", "is not a subclass of CacheManager"),
+])
+def test_bad_environment_values_name_the_knob(fresh, monkeypatch, var, value, message):
+    monkeypatch.setenv(var, value)
+    group, name = {"TRITON_DEBUG": ("runtime", "debug"), "TRITON_REDIS_PORT": ("redis", "port"),
+                   "TRITON_CACHE_MANAGER": ("cache", "manager_class")}[var]
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        getattr(getattr(fresh, group), name)
+
+
+@pytest.mark.parametrize("group,name,value", [("runtime", "debug", "on"),
+                                              ("redis", "port", "6379"),
+                                              ("amd", "global_prefetch", 1.5)])
+def test_bad_assigned_values_name_the_knob(fresh, group, name, value):
+    with pytest.raises(ValueError, match=f"knob {name} "):
+        setattr(getattr(fresh, group), name, value)
+
+
+def test_class_knob_accepts_module_colon_class(fresh, monkeypatch):
+    from tritium.runtime.cache import FileCacheManager
+    monkeypatch.setenv("TRITON_CACHE_MANAGER", "tritium.runtime.cache:FileCacheManager")
+    assert fresh.cache.manager_class is FileCacheManager
+
+
+def test_nvidia_tool_knob_finds_ptxas(fresh):
+    from tritium.backends.nvidia import toolchain
+    if toolchain.find_ptxas() is None:
+        pytest.skip("ptxas is not installed")
+    tool = fresh.nvidia.ptxas
+    assert os.path.samefile(tool.path, toolchain.find_ptxas())
+    assert tool.version.count(".") == 1
+
+
+@triton.jit(launch_metadata=lambda grid, metadata, args: {"n": args["n"], "grid0": grid[0]})
+def _scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 3, mask=offs < n)
+
+
+def test_launch_hooks_are_called_around_each_launch(fresh, rng):
+    events = []
+
+    def enter(md):
+        events.append(("enter", md.get()["name"], md.get()["n"], md.get()["grid0"]))
+
+    def exit_(md):
+        events.append(("exit", md.get()["name"]))
+
+    x = rng.standard_normal(100).astype(np.float32)
+    y = np.zeros_like(x)
+    fresh.runtime.launch_enter_hook.add(enter)
+    fresh.runtime.launch_exit_hook.add(exit_)
+    try:
+        _scale[(4,)](x, y, 100, BLOCK=32)
+        _scale[(4,)](x, y, 100, BLOCK=32)
+    finally:
+        fresh.runtime.launch_enter_hook.remove(enter)
+        fresh.runtime.launch_exit_hook.remove(exit_)
+    np.testing.assert_allclose(y, x * 3, rtol=1e-6)
+    assert events == [("enter", "_scale", 100, 4), ("exit", "_scale")] * 2
+    _scale[(4,)](x, y, 100, BLOCK=32)
+    assert len(events) == 4  # removed: no more calls
+
+
+def test_compilation_listener_hears_each_compile(fresh, rng):
+    heard = []
+
+    def listener(*, src, metadata, metadata_group, times, cache_hit):
+        heard.append((src.name, metadata["name"], times.total >= 0, cache_hit))
+
+    fresh.compilation.listener = listener
+    x = rng.standard_normal(64).astype(np.float32)
+    y = np.zeros_like(x)
+    _scale[(1,)](x, y, 64, BLOCK=64 * 2)   # a new specialisation: compiled
+    _scale[(1,)](x, y, 64, BLOCK=64 * 2)   # in-memory hit: no compile
+    assert heard == [("_scale", "_scale", True, False)]
+    np.testing.assert_allclose(y, x * 3, rtol=1e-6)
+
+
+def test_autotuning_knobs_read_environment(fresh, monkeypatch):
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
+    assert fresh.autotuning.print is True
+    fresh.autotuning.cache = True
+    assert os.environ["TRITON_CACHE_AUTOTUNING"] == "1"
