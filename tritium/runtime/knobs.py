@@ -72,3 +72,9 @@ def allow_non_constexpr_globals() -> bool:
 
 def fp32_default():
     return _k.language.fp32_default
+
+
+def __getattr__(name):
+    # Upstream code reaches the knob groups through modules that imported `knobs`
+    # (`from triton.runtime.cache import knobs; knobs.cache.dir`): answer with tritium.knobs.
+    return getattr(_k, name)
