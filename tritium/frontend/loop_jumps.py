@@ -5,7 +5,7 @@ two i1 flags the code generator then carries through the loop like any other var
 
     brk: set by `break`; a `for` loop keeps iterating but every later iteration skips its
          whole body, and a `while` loop's condition becomes `not brk and <cond>`;
-    skip: set by `break` or `continue`; reset to `brk` at the top of each iteration.
+    skip: set by `break` or `continue`; reset at the top of each iteration.
 
 A jump inside an `if` ends that branch; the statements after the `if` run under
 `if not skip:`. Jumps inside nested loops belong to those loops and are rewritten when the
@@ -101,8 +101,12 @@ def rewrite_loop(node) -> Tuple[ast.stmt, JumpNames]:
         return node, None
     names = JumpNames()
     loop = copy.copy(node)
-    reset = _assign(names.skip, names.brk, node.body[0])
-    loop.body = [reset] + _rewrite(node.body, names)
+    body = [_assign(names.skip, names.false, node.body[0])] + _rewrite(node.body, names)
+    if isinstance(node, ast.For):
+        # scf.for cannot stop early: once broken, each remaining iteration does nothing.
+        not_broken = ast.UnaryOp(op=ast.Not(), operand=_name(names.brk, ast.Load()))
+        body = [ast.copy_location(ast.If(test=not_broken, body=body, orelse=[]), node.body[0])]
+    loop.body = body
     if isinstance(node, ast.While):
         not_broken = ast.UnaryOp(op=ast.Not(), operand=_name(names.brk, ast.Load()))
         loop.test = ast.copy_location(ast.BoolOp(op=ast.And(), values=[
