@@ -7,6 +7,7 @@ from .core import (CONSTEXPR_0, _constexpr_to_value, _tensor_member_fn, _unwrap_
                    base_value, builtin, check_bit_width, constexpr, is_builtin, tensor, tuple)
 from .dtypes import (TRITON_MAX_TENSOR_NUMEL, bfloat16, block_type, dtype, float8e4b8,
                      float8e4b15, float8e4nv, float8e5, float8e5b16, float16, float32, float64,
+                     str_to_ty,
                      int1, int8, int16, int32, int64, pi32_t, pointer_type, tuple_type, uint8,
                      uint16, uint32, uint64, void)
 from .builtins import (PropagateNan, _promote_bfloat16_to_float32, _shape_check_impl,
