@@ -215,7 +215,7 @@ def test_loop_else_with_break_is_rejected():
         else:
             tl.store(out_ptr, 1)
 
-    with pytest.raises(CompilationError, match="a loop with `break` cannot have an `else`"):
+    with pytest.raises(CompilationError, match="a loop with `break` or `continue` cannot have an `else`"):
         k[(1,)](np.zeros(1, np.int32), 5)
 
 

@@ -233,7 +233,7 @@ class ControlFlowMixin:
         loop, names = rewrite_loop(node)
         if names is not None:
             if node.orelse:
-                raise self._unsupported(node, "a loop with `break` cannot have an `else`")
+                raise self._unsupported(node, "a loop with `break` or `continue` cannot have an `else`")
             true, false = self.semantic.to_tensor(True), self.semantic.to_tensor(False)
             self.lscope.update({names.true: true, names.false: false,
                                 names.brk: false, names.skip: false})
