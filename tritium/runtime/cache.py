@@ -27,7 +27,7 @@ import shutil
 import uuid
 from typing import Dict, Optional
 
-from . import knobs
+from . import knobs, remote_cache
 from .cache_managers import (CacheManager, FileCacheManager,  # noqa: F401 (upstream's names)
                              RedisRemoteCacheBackend, RemoteCacheBackend, RemoteCacheManager,
                              get_cache_manager, get_dump_manager, get_override_manager,
@@ -106,22 +106,40 @@ class FileCache:
         if not os.path.isdir(self.path):
             return None
         try:
-            group = json.loads(self._read(f"__grp__{name}.json"))["child_paths"]
-            meta = json.loads(self._read(f"{name}.json"))
-            hashes = meta["file_hashes"]
-            if f"{name}.json" not in group or meta["hash"] != self.key \
-                    or sorted(hashes) != sorted(STAGES):
-                raise ValueError("incomplete metadata")
-            asm = {}
-            for stage in STAGES:
-                data = self._read(f"{name}.{stage}")
-                if _sha(data) != hashes[stage]:
-                    raise ValueError(f"{stage} does not match its recorded hash")
-                asm[stage] = data if stage == "cubin" else data.decode("utf-8")
-            return {"metadata": meta, "asm": asm}
+            return self.verify(name, self._read)
         except (OSError, ValueError, KeyError, TypeError):  # JSON and UTF-8 errors are ValueErrors
             self._discard()
             return None
+
+    def verify(self, name: str, read) -> Dict:
+        """The entry `read(file name) -> bytes` gives, checked against its recorded hashes;
+        raises (ValueError, KeyError, OSError, TypeError) for anything damaged or missing."""
+        group = json.loads(read(f"__grp__{name}.json"))["child_paths"]
+        meta = json.loads(read(f"{name}.json"))
+        hashes = meta["file_hashes"]
+        if f"{name}.json" not in group or meta["hash"] != self.key \
+                or sorted(hashes) != sorted(STAGES):
+            raise ValueError("incomplete metadata")
+        asm = {}
+        for stage in STAGES:
+            data = read(f"{name}.{stage}")
+            if _sha(data) != hashes[stage]:
+                raise ValueError(f"{stage} does not match its recorded hash")
+            asm[stage] = data if stage == "cubin" else data.decode("utf-8")
+        return {"metadata": meta, "asm": asm}
+
+    @staticmethod
+    def file_names(name: str):
+        return [f"{name}.{s}" for s in STAGES] + [f"{name}.json", f"__grp__{name}.json"]
+
+    def entry_files(self, name: str, asm: Dict, metadata: Dict):
+        """(metadata with the stage hashes, {file name: bytes}) of an entry."""
+        meta = dict(metadata, hash=self.key, file_hashes={s: _sha(asm[s]) for s in STAGES})
+        files = {f"{name}.{s}": _bytes(asm[s]) for s in STAGES}
+        files[f"{name}.json"] = json.dumps(meta, default=str).encode()
+        files[f"__grp__{name}.json"] = json.dumps(
+            {"child_paths": {f: os.path.join(self.path, f) for f in files}}).encode()
+        return meta, files
 
     def _discard(self) -> None:
         # Move it out of the way first: the path is free at once, and no reader sees
@@ -136,11 +154,7 @@ class FileCache:
     def store(self, name: str, asm: Dict, metadata: Dict) -> Dict:
         """Write an entry (best effort: a cache that cannot be written is no error) and
         return its metadata, with the stage hashes added."""
-        meta = dict(metadata, hash=self.key, file_hashes={s: _sha(asm[s]) for s in STAGES})
-        files = {f"{name}.{s}": _bytes(asm[s]) for s in STAGES}
-        files[f"{name}.json"] = json.dumps(meta, default=str).encode()
-        files[f"__grp__{name}.json"] = json.dumps(
-            {"child_paths": {f: os.path.join(self.path, f) for f in files}}).encode()
+        meta, files = self.entry_files(name, asm, metadata)
         tmp = os.path.join(self.root, f"tmp.pid_{os.getpid()}_{uuid.uuid4().hex}")
         try:
             os.makedirs(tmp)
@@ -197,7 +211,8 @@ def compile_cached(backend, fn, specialization, options):
     signature = {p: ty for p, (ty, _) in zip(fn.arg_names, specialization)}
     cache = FileCache(key)
     dump, override = knobs.kernel_dump(), knobs.kernel_override()
-    hit = None if knobs.always_compile() or override else cache.load(fname)
+    hit = None if knobs.always_compile() or override else \
+        (cache.load(fname) or remote_cache.fetch(cache, fname))
     if hit is not None:
         if dump:
             for stage, text in hit["asm"].items():
@@ -227,6 +242,7 @@ def compile_cached(backend, fn, specialization, options):
     meta = json.loads(json.dumps(meta, default=str))
     if not override:
         meta = cache.store(fname, asm, meta)
+        remote_cache.push(cache, fname, asm, meta)
     return CUDAKernel(name, asm, meta, signature, used)
 
 

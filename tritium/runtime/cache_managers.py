@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 import uuid
 import warnings
 from abc import ABC, abstractmethod
@@ -115,9 +116,13 @@ class RedisRemoteCacheBackend(RemoteCacheBackend):
     def __init__(self, key: str):
         super().__init__(key)
         import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
         self._key_format = knobs.redis.key_format
+        # No retries: a cache that is down must cost the compile as little as possible.
         self._redis = redis.Redis(host=knobs.redis.host, port=knobs.redis.port,
-                                  socket_connect_timeout=2, socket_timeout=5)
+                                  socket_connect_timeout=2, socket_timeout=5,
+                                  retry=Retry(NoBackoff(), 0))
 
     def _name(self, filename: str) -> str:
         return self._key_format.format(key=self.key, filename=filename)
@@ -195,19 +200,28 @@ def make_so_cache_key(version_hash, signature, constants, ids, **kwargs) -> str:
 
 
 _warned = set()
+# After a failure the remote store is left alone for a while, so a server that is down (or a
+# host that drops packets) costs one timeout, not one per compile.
+RETRY_AFTER_S = 60.0
+_down_until = [0.0]
 
 
 def warn_remote(what: str, err: BaseException) -> None:
     """A remote cache that fails is no reason to fail a compile: say so once per kind."""
+    _down_until[0] = time.monotonic() + RETRY_AFTER_S
     kind = (what, type(err).__name__)
     if kind not in _warned:
         _warned.add(kind)
         warnings.warn(f"remote compilation cache: {what} failed ({type(err).__name__}: {err}); "
-                      "compiling locally", RuntimeWarning, stacklevel=3)
+                      f"kernels are compiled and cached locally (retrying in {RETRY_AFTER_S:.0f} s)",
+                      RuntimeWarning, stacklevel=3)
 
 
 def remote_backend(key: str) -> Optional[RemoteCacheBackend]:
-    """The store named by TRITON_REMOTE_CACHE_BACKEND for this entry, or None."""
+    """The store named by TRITON_REMOTE_CACHE_BACKEND for this entry, or None (also while
+    it is resting after a failure)."""
+    if time.monotonic() < _down_until[0]:
+        return None
     try:
         cls = knobs.cache.remote_manager_class
         return cls(key) if cls is not None else None
