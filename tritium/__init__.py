@@ -13,6 +13,7 @@ __version__ = "0.1.0"
 from .frontend.jit import JITFunction, jit  # noqa: E402
 from .frontend.errors import CompilationError  # noqa: E402
 from .runtime.autotuner import Config, autotune, heuristics  # noqa: E402
+from .runtime._allocation import set_allocator  # noqa: E402
 from .runtime.interface import KernelInterface  # noqa: E402
 from .runtime.tensor_wrapper import TensorWrapper, reinterpret  # noqa: E402
 from . import knobs  # noqa: E402
@@ -54,4 +55,4 @@ __all__ = ["jit", "JITFunction", "CompilationError", "Config", "autotune", "heur
            "cdiv", "next_power_of_2", "language", "testing", "compat", "__version__", "knobs",
            "KernelInterface", "TensorWrapper", "reinterpret", "constexpr_function",
            "must_use_result", "MockTensor", "OutOfResources", "TritonError", "InterpreterError",
-           "runtime", "tools"]
+           "runtime", "tools", "set_allocator"]

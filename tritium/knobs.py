@@ -370,8 +370,12 @@ class compilation_knobs(base_knobs):
 
 
 class autotuning_knobs(base_knobs):
-    cache = env_bool("TRITON_CACHE_AUTOTUNING")
+    # tritium keeps autotuning results on disk unless told not to (=0): a second process
+    # then does not benchmark again. Upstream's default is off.
+    cache = env_bool("TRITON_CACHE_AUTOTUNING", True)
     print = env_bool("TRITON_PRINT_AUTOTUNING")
+    # tritium's own: the progress line on stderr (unset: only when stderr is a terminal).
+    progress = env_opt_bool("TRITIUM_AUTOTUNE_PROGRESS")
 
 
 class runtime_knobs(base_knobs):

@@ -240,3 +240,25 @@ def test_gpu_peak_helpers_say_they_need_a_gpu():
                lambda: testing.get_max_simd_tflops("float32", 1e6)):
         with pytest.raises(RuntimeError, match="needs an NVIDIA GPU"):
             fn()
+
+
+def test_set_allocator_is_per_context_and_checked():
+    import contextvars
+    from tritium.runtime._allocation import get_allocator
+    with pytest.raises(RuntimeError, match="Use triton.set_allocator"):
+        get_allocator()(64, 16, None)
+    with pytest.raises(TypeError, match="must be callable"):
+        triton.set_allocator(42)
+    seen = []
+
+    def alloc(size, align, stream):
+        seen.append((size, align))
+        return np.zeros(size, np.int8)
+
+    def in_context():
+        triton.set_allocator(alloc)
+        return get_allocator()(128, 16, None).nbytes
+
+    assert contextvars.copy_context().run(in_context) == 128 and seen == [(128, 16)]
+    with pytest.raises(RuntimeError):  # set inside another context only
+        get_allocator()(64, 16, None)

@@ -182,7 +182,18 @@ def test_compilation_listener_hears_each_compile(fresh, rng):
 
 
 def test_autotuning_knobs_read_environment(fresh, monkeypatch):
+    assert rk.autotuning_print() is False and rk.autotuning_progress() is None
     monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
-    assert fresh.autotuning.print is True
-    fresh.autotuning.cache = True
-    assert os.environ["TRITON_CACHE_AUTOTUNING"] == "1"
+    monkeypatch.setenv("TRITIUM_AUTOTUNE_PROGRESS", "0")
+    assert fresh.autotuning.print is True and rk.autotuning_print() is True
+    assert rk.autotuning_progress() is False
+    assert rk.autotuning_cache() is True  # tritium's default (upstream's is off)
+    fresh.autotuning.cache = False
+    assert os.environ["TRITON_CACHE_AUTOTUNING"] == "0" and rk.autotuning_cache() is False
+
+
+def test_mock_tensor_as_upstream():
+    m = triton.MockTensor(tl.float16, [2, 3, 4])
+    assert m.stride() == (12, 4, 1) and m.data_ptr() == 0 and m.shape == [2, 3, 4]
+    assert triton.MockTensor.wrap_dtype(5) == 5
+    assert triton.MockTensor(tl.float32).shape == [1]

@@ -56,7 +56,7 @@ NAMES = {
 }
 
 # What the compiler-driver branch (issue 7 items 2-5) provides.
-DRIVER = {("triton", "compile"), ("triton", "set_allocator"), ("triton.compiler", "compile"),
+DRIVER = {("triton", "compile"), ("triton.compiler", "compile"),
           ("triton.compiler", "make_backend"), ("triton.compiler", "ASTSource"),
           ("triton.compiler", "IRSource"), ("triton.compiler", "LazyDict"),
           ("triton.compiler.compiler", "compile"), ("triton.compiler.compiler", "ASTSource"),

@@ -307,12 +307,31 @@ class JITFunction(KernelInterface):
 
 
 class _MockTensor:
-    """What `warmup` passes for a `tl.dtype` standing in for a tensor argument."""
+    """What `warmup` passes for a dtype standing in for a tensor argument (upstream's
+    `MockTensor`: a dtype, a shape, row-major strides, address 0)."""
 
-    def __init__(self, dtype):
+    def __init__(self, dtype, shape=None):
         self.dtype = dtype
+        self.shape = list(shape) if shape is not None else [1]
 
-    def data_ptr(self):
+    @staticmethod
+    def wrap_dtype(arg):
+        if type(arg).__module__ == "torch" and type(arg).__name__ == "dtype":
+            return _MockTensor(arg)
+        return arg
+
+    def stride(self):
+        strides = [1]
+        for size in reversed(self.shape[1:]):
+            strides.append(strides[-1] * size)
+        return tuple(reversed(strides))
+
+    @staticmethod
+    def data_ptr():
+        return 0
+
+    @staticmethod
+    def ptr_range():
         return 0
 
 

@@ -74,6 +74,22 @@ def fp32_default():
     return _k.language.fp32_default
 
 
+def autotuning_print() -> bool:
+    """TRITON_PRINT_AUTOTUNING=1: print each config tried and the one chosen (to stdout)."""
+    return _k.autotuning.print
+
+
+def autotuning_cache() -> bool:
+    """TRITON_CACHE_AUTOTUNING: keep autotuning results on disk (tritium's default: on)."""
+    return _k.autotuning.cache
+
+
+def autotuning_progress():
+    """TRITIUM_AUTOTUNE_PROGRESS=1/0 forces the progress line on stderr on/off; None: only
+    when stderr is a terminal."""
+    return _k.autotuning.progress
+
+
 def __getattr__(name):
     # Upstream code reaches the knob groups through modules that imported `knobs`
     # (`from triton.runtime.cache import knobs; knobs.cache.dir`): answer with tritium.knobs.
