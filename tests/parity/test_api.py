@@ -77,6 +77,22 @@ def test_torch_compiler_stack_imports_and_probes_pass(tmp_path, order):
     assert out.stdout.split() == ["True", "(3,", "6)", "True", "True", "cpu", "True"]
 
 
+@pytest.mark.slow
+def test_torch_compile_on_cpu_still_works_with_compat(tmp_path):
+    # has_triton() is True on the CPU with tritium (its CPU backend is registered), so
+    # Inductor builds cache keys through triton.compiler.compiler.make_backend.
+    pytest.importorskip("torch")
+    out = _run("""
+        import tritium.compat; tritium.compat.install()
+        import torch
+        f = torch.compile(lambda x: torch.sin(x) * 2 + torch.cos(x).sum())
+        x = torch.randn(257)
+        print(torch.allclose(f(x), torch.sin(x) * 2 + torch.cos(x).sum(), atol=1e-5))
+    """, tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split()[-1] == "True"
+
+
 @triton.jit
 def _add_one(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)

@@ -56,10 +56,9 @@ NAMES = {
 }
 
 # What the compiler-driver branch (issue 7 items 2-5) provides.
-DRIVER = {("triton", "compile"), ("triton.compiler", "compile"),
-          ("triton.compiler", "make_backend"), ("triton.compiler", "ASTSource"),
+DRIVER = {("triton", "compile"), ("triton.compiler", "compile"), ("triton.compiler", "ASTSource"),
           ("triton.compiler", "IRSource"), ("triton.compiler", "LazyDict"),
           ("triton.compiler.compiler", "compile"), ("triton.compiler.compiler", "ASTSource"),
-          ("triton.compiler.compiler", "IRSource"), ("triton.compiler.compiler", "make_backend"),
-          ("triton.backends.driver", None), ("triton.tools.compile", None),
-          ("triton.tools.link", None), ("triton.tools.disasm", None)}
+          ("triton.compiler.compiler", "IRSource"), ("triton.backends.driver", None),
+          ("triton.tools.compile", None), ("triton.tools.link", None),
+          ("triton.tools.disasm", None)}
