@@ -240,3 +240,24 @@ def test_ptx_assembles_for_sm90a(kernel, args, kwargs):
     if toolchain.find_ptxas() is None:
         pytest.skip("ptxas is not installed")
     toolchain.make_cubin(ptx, arch="sm_90a")
+
+
+@triton.jit
+def k_condition_hint(x_ptr, out_ptr, n):
+    i = 0
+    acc = 0.0
+    while tl.condition(i < n, disable_licm=True):
+        acc += tl.load(x_ptr + i)
+        i += 1
+    for j in tl.range(0, n, disable_licm=True):
+        acc += 1.0
+    if tl.target_info.is_cuda():
+        acc = -1.0
+    tl.store(out_ptr, acc)
+
+
+def test_condition_range_hints_and_target_info_on_cpu(rng):
+    x = rng.standard_normal(9).astype(np.float32)
+    out = np.zeros(1, np.float32)
+    k_condition_hint[(1,)](x, out, 9)
+    np.testing.assert_allclose(out[0], x.sum() + 9, rtol=1e-5)

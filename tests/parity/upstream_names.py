@@ -7,6 +7,25 @@ NAMES = {
                "language", "MockTensor", "must_use_result", "next_power_of_2", "OutOfResources",
                "reinterpret", "runtime", "set_allocator", "TensorWrapper", "TritonError",
                "testing", "tools", "knobs", "__version__"],
+    "triton.language": """
+        PropagateNan TRITON_MAX_TENSOR_NUMEL load_tensor_descriptor
+        store_tensor_descriptor make_tensor_descriptor tensor_descriptor abs add advance
+        arange argmax argmin associative_scan assume atomic_add atomic_and atomic_cas
+        atomic_max atomic_min atomic_or atomic_xchg atomic_xor bfloat16 bitonic_merge
+        block_type broadcast broadcast_to cat cast cdiv ceil clamp condition const
+        constexpr constexpr_type cos cumprod cumsum debug_barrier device_assert
+        device_print div_rn dot dot_scaled dtype erf exp exp2 expand_dims extra fdiv flip
+        float16 float32 float64 float8e4b15 float8e4nv float8e4b8 float8e5 float8e5b16
+        floor fma full gather histogram inline_asm_elementwise interleave int1 int16 int32
+        int64 int8 join load log log2 make_block_ptr map_elementwise math max
+        max_constancy max_contiguous maximum min minimum multiple_of num_programs
+        pair_uniform_to_normal permute philox philox_impl pi32_t pointer_type program_id
+        rand rand4x randint randint4x randn randn4x range ravel reduce reduce_or reshape
+        rsqrt slice sigmoid sin softmax sort split sqrt sqrt_rn static_assert static_print
+        static_range store sum swizzle2d target_info tensor topk trans tuple uint16 uint32
+        uint64 uint8 uint_to_uniform_float umulhi view void where xor_sum zeros zeros_like
+    """.split(),
+    "triton.language.target_info": ["current_target", "is_cuda", "cuda_capability_geq", "is_hip"],
     "triton.language.extra.cuda": ["libdevice", "globaltimer", "num_threads", "num_warps", "smid",
                                    "convert_custom_float8_sm70", "convert_custom_float8_sm80",
                                    "gdc_launch_dependents", "gdc_wait"],

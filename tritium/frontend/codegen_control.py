@@ -384,6 +384,8 @@ class ControlFlowMixin:
         for name, v in zip(names, unflatten_values(before.args, init_vals)):
             self.set_value(name, v)
         cond = self.visit(node.test)
+        if isinstance(cond, language.condition):  # hints only: the loop is the same
+            cond = cond.condition
         if not isinstance(cond, tensor):
             cond = self.semantic.to_tensor(bool(_unwrap_if_constexpr(cond)))
         cond = self._cond_to_i1(cond)

@@ -37,6 +37,8 @@ from . import random
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint,
                      randint4x, randn, randn4x, uint_to_uniform_float)
 from . import extra
+from . import target_info
+from .builtins_misc import condition
 from .semantic import TritonSemantic
 
 __all__ = [
@@ -45,7 +47,7 @@ __all__ = [
     "argmin", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas",
     "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
     "bitonic_merge", "block_type", "broadcast", "broadcast_to", "cat", "cast", "cdiv", "ceil",
-    "clamp", "const", "constexpr", "constexpr_type", "cos", "cumprod", "cumsum", "debug_barrier",
+    "clamp", "condition", "const", "constexpr", "constexpr_type", "cos", "cumprod", "cumsum", "debug_barrier",
     "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp",
     "exp2", "expand_dims", "extra", "fdiv", "flip", "float16", "float32", "float64",
     "float8e4b15", "float8e4nv", "float8e4b8", "float8e5", "float8e5b16", "floor", "fma", "full",
@@ -56,7 +58,7 @@ __all__ = [
     "pointer_type", "program_id", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x",
     "range", "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "slice", "sigmoid", "sin",
     "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print",
-    "static_range", "store", "sum", "swizzle2d", "tensor", "topk", "trans", "tuple",
+    "static_range", "store", "sum", "swizzle2d", "target_info", "tensor", "topk", "trans", "tuple",
     "tuple_type", "uint16", "uint32", "uint64", "uint8", "uint_to_uniform_float", "umulhi",
     "view", "void", "where", "xor_sum", "zeros", "zeros_like",
 ]
