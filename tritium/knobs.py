@@ -231,6 +231,10 @@ class env_nvidia_tool(env_base[NvidiaTool]):
     def get(self) -> NvidiaTool:
         return self.transform(getenv(self.key))
 
+    def setting(self, obj) -> Optional[str]:
+        """The path the user chose (assigned, else the variable), without running the tool."""
+        return obj.__dict__.get(self.name) or getenv(self.key) or None
+
     def transform(self, path: Optional[str]) -> NvidiaTool:
         from .backends.nvidia.toolchain import _search
         candidates = [path] if path else []
@@ -414,6 +418,11 @@ class nvidia_knobs(base_knobs):
     dump_ptxas_log = env_bool("TRITON_DUMP_PTXAS_LOG")
     libdevice_path = env_opt_str("TRITON_LIBDEVICE_PATH")
     libcuda_path = env_opt_str("TRITON_LIBCUDA_PATH")
+
+
+def nvidia_tool_setting(tool: str) -> Optional[str]:
+    """The path chosen for `tool` ("ptxas", "cuobjdump", "nvdisasm"), or None to search."""
+    return type(nvidia).__dict__[tool].setting(nvidia)
 
 
 class amd_knobs(base_knobs):

@@ -197,3 +197,17 @@ def test_mock_tensor_as_upstream():
     assert m.stride() == (12, 4, 1) and m.data_ptr() == 0 and m.shape == [2, 3, 4]
     assert triton.MockTensor.wrap_dtype(5) == 5
     assert triton.MockTensor(tl.float32).shape == [1]
+
+
+def test_nvidia_knobs_drive_the_toolchain(fresh, tmp_path):
+    from tritium.backends.nvidia import llvm, toolchain
+    fresh.propagate_env = False  # Python-only: the toolchain must read the knob, not the env
+    fresh.nvidia.ptxas = str(tmp_path / "no-ptxas")
+    with pytest.raises(FileNotFoundError, match="TRITON_PTXAS_PATH=.*no-ptxas.* is not an "
+                                                "executable file"):
+        toolchain.find_tool("ptxas")
+    fresh.nvidia.libdevice_path = str(tmp_path / "my.bc")
+    assert llvm.find_libdevice() == str(tmp_path / "my.bc")
+    del fresh.nvidia.ptxas
+    found = toolchain.find_tool("ptxas")
+    assert found is None or os.path.basename(found) == "ptxas"

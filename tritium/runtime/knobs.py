@@ -29,6 +29,12 @@ def mlir_dump():
     return None if v in ("0", "") else v
 
 
+def mlir_timing() -> bool:
+    """MLIR_ENABLE_TIMING=1 (or TRITON_ENABLE_TIMING=1): time every pass."""
+    return any(os.environ.get(k, "") not in ("", "0", "false", "False")
+               for k in ("MLIR_ENABLE_TIMING", "TRITON_ENABLE_TIMING"))
+
+
 def kernel_dump() -> bool:
     return _k.compilation.dump_ir
 
