@@ -211,3 +211,32 @@ def test_nvidia_knobs_drive_the_toolchain(fresh, tmp_path):
     del fresh.nvidia.ptxas
     found = toolchain.find_tool("ptxas")
     assert found is None or os.path.basename(found) == "ptxas"
+
+
+@triton.jit
+def _hooked(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, offs + n, mask=offs < n)
+
+
+def test_jit_cache_hook_can_skip_and_post_compile_hook_sees_compiles(fresh):
+    seen = []
+
+    def skip_all(*, key, repr, fn, compile, is_manual_warmup, already_compiled):
+        seen.append(("cache", fn.name, compile["signature"]["x_ptr"], compile["constants"],
+                     is_manual_warmup))
+        return True
+
+    x = np.full(8, -1, np.int32)
+    fresh.runtime.jit_cache_hook = skip_all
+    assert _hooked[(1,)](x, 5, BLOCK=8) is None
+    assert (x == -1).all()  # not compiled, not launched
+    assert seen == [("cache", "_hooked", "*i32", {"BLOCK": 8}, False)]
+
+    fresh.runtime.jit_cache_hook = lambda **kw: seen.append(("cache2", kw["repr"])) and False
+    fresh.runtime.jit_post_compile_hook = lambda **kw: seen.append(("post", kw["fn"].name))
+    _hooked[(1,)](x, 5, BLOCK=8)
+    np.testing.assert_array_equal(x, [5, 6, 7, 8, 9, -1, -1, -1])
+    assert seen[1][0] == "cache2" and seen[1][1].startswith("_hooked[num_warps=4")
+    assert "x_ptr: *i32" in seen[1][1] and seen[2] == ("post", "_hooked")
+    fresh.runtime.jit_cache_hook = fresh.runtime.jit_post_compile_hook = None

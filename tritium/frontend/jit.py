@@ -255,7 +255,9 @@ class JITFunction(KernelInterface):
         except TypeError:  # an unhashable constexpr value: take the slow path
             fast_key, kernel = None, None
         if kernel is None:
-            kernel = self._lookup_or_compile(backend, device, specialization, extra)
+            kernel = self._lookup_or_compile(backend, device, specialization, extra, warmup)
+            if kernel is None:  # knobs.runtime.jit_cache_hook asked not to compile
+                return None
             if fast_key is not None:
                 self._fast_cache[fast_key] = kernel
         if kernel.used_global_vals:
@@ -269,7 +271,7 @@ class JITFunction(KernelInterface):
             kernel.run(grid, bound_args, specialization)
         return kernel
 
-    def _lookup_or_compile(self, backend, device, specialization, extra):
+    def _lookup_or_compile(self, backend, device, specialization, extra, warmup=False):
         unknown = [k for k in extra if k not in KNOWN_OPTIONS]
         if unknown:
             raise KeyError(f"Keyword argument {unknown[0]} was specified but unrecognised")
@@ -278,7 +280,10 @@ class JITFunction(KernelInterface):
         kernel = self.cache[device].get(key)
         if kernel is None:
             self._log_recompile(device, specialization)
-            kernel = launch_hooks.compile_with_listener(backend, self, specialization, options)
+            kernel = launch_hooks.compile_with_hooks(backend, self, specialization, options,
+                                                     key, warmup)
+            if kernel is None:
+                return None
             self.cache[device][key] = kernel
         return kernel
 
