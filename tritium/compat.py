@@ -54,6 +54,11 @@ class _TritonFacade(types.ModuleType):
         d["__path__"] = []          # a package, whose submodules only the hook finds
         d["__file__"] = tritium_module.__file__
         d["__tritium__"] = True
+        # A real spec, so `importlib.util.find_spec("triton")` (how some libraries probe for
+        # Triton) answers instead of raising on a module whose __spec__ is None.
+        d["__spec__"] = importlib.machinery.ModuleSpec("triton", _AliasLoader(self),
+                                                       is_package=True)
+        d["__loader__"] = d["__spec__"].loader
 
     def __getattr__(self, name):
         return getattr(self.__dict__["_tritium"], name)

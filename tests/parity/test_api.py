@@ -49,11 +49,19 @@ def test_upstream_name_imports_through_compat(module, name, request):
 def test_version_seen_as_triton_and_tritium_keeps_its_own(tmp_path):
     out = _run("""
         import tritium.compat; tritium.compat.install()
+        import importlib.util
         import triton, tritium
-        print(triton.__version__, tritium.__version__ != triton.__version__, triton.jit is tritium.jit)
+        print(triton.__version__, tritium.__version__ != triton.__version__, triton.jit is tritium.jit,
+              importlib.util.find_spec("triton").name, importlib.util.find_spec("triton.knobs").name)
+        tritium.compat.install()  # twice: harmless
+        tritium.compat.uninstall()
+        try:
+            import triton.language
+        except ImportError:
+            print("gone")
     """, tmp_path)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["3.6.0", "True", "True"]
+    assert out.stdout.split() == ["3.6.0", "True", "True", "triton", "triton.knobs", "gone"]
 
 
 @pytest.mark.parametrize("order", ["triton_first", "torch_first"])
