@@ -15,8 +15,12 @@ from .frontend.errors import CompilationError  # noqa: E402
 from .runtime.autotuner import Config, autotune, heuristics  # noqa: E402
 from .runtime._allocation import set_allocator  # noqa: E402
 from .runtime.interface import KernelInterface  # noqa: E402
-from .runtime.tensor_wrapper import TensorWrapper, reinterpret  # noqa: E402
+from .tensor_wrapper import TensorWrapper, reinterpret  # noqa: E402
 from . import knobs  # noqa: E402
+from . import runtime as _runtime  # noqa: E402
+from .frontend.jit import MockTensor  # noqa: E402
+
+_runtime.JITFunction, _runtime.MockTensor = JITFunction, MockTensor  # upstream's names there
 from . import language  # noqa: E402
 from .language.builtins import constexpr_function  # noqa: E402
 from .language.core import must_use_result  # noqa: E402
@@ -45,9 +49,6 @@ def __getattr__(name):
     if name in ("OutOfResources", "TritonError", "InterpreterError"):
         from .runtime import errors
         return getattr(errors, name)
-    if name == "MockTensor":
-        from .frontend.jit import MockTensor
-        return MockTensor
     raise AttributeError(f"module 'tritium' has no attribute {name!r}")
 
 

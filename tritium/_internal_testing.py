@@ -9,7 +9,7 @@ from typing import Optional, Set
 import numpy as np
 
 from . import knobs
-from .runtime.tensor_wrapper import TensorWrapper, reinterpret, type_canonicalisation_dict
+from .tensor_wrapper import TensorWrapper, reinterpret, type_canonicalisation_dict
 
 int_dtypes = ["int8", "int16", "int32", "int64"]
 uint_dtypes = ["uint8", "uint16", "uint32", "uint64"]

@@ -134,6 +134,12 @@ def install(force: bool = False) -> None:
             importlib.import_module(alias)
         except ImportError:
             continue  # optional parts (e.g. testing without its dependencies)
+    # Modules tritium has loaded are registered under their triton names directly: importing
+    # them through the hook would also set them as attributes of their parent package, and
+    # `tritium.runtime.driver` (the driver object, as upstream) would become the module.
+    for name, module in list(sys.modules.items()):
+        if name.startswith("tritium.") and module is not None:
+            sys.modules.setdefault("triton" + name[len("tritium"):], module)
 
 
 def uninstall() -> None:

@@ -21,7 +21,7 @@ from ..runtime.errors_launch import check_grid
 from ..knobs import hooks_maybe_set
 from ..runtime import launch_hooks
 from ..runtime.interface import KernelInterface
-from ..runtime.tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
+from ..tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
                                       type_canonicalisation_dict)
 
 KNOWN_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",

@@ -3,18 +3,18 @@ from .autotuner import (Autotuner, Config, Heuristics, KernelInterface,  # noqa:
                         autotune, heuristics)
 from .driver import driver  # noqa: F401  (the object; the module stays importable by name)
 from .errors import InterpreterError, OutOfResources  # noqa: F401
-from .tensor_wrapper import TensorWrapper, reinterpret  # noqa: F401
+from ..tensor_wrapper import TensorWrapper, reinterpret  # noqa: F401
 
 __all__ = ["driver", "Config", "Heuristics", "autotune", "heuristics", "JITFunction",
            "KernelInterface", "reinterpret", "TensorWrapper", "OutOfResources",
            "InterpreterError", "MockTensor", "Autotuner"]
 
 
+# `JITFunction` and `MockTensor` are the frontend's: `tritium/__init__.py` adds them here, so
+# this package imports no frontend.
+
+
 def __getattr__(name):
-    # Lazy: the JIT itself imports from this package.
-    if name in ("JITFunction", "MockTensor"):
-        from ..frontend import jit
-        return getattr(jit, name)
     if name in ("PTXASError", "TritonError"):
         from . import errors
         return getattr(errors, name)

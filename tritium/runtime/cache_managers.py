@@ -16,7 +16,7 @@ import warnings
 from abc import ABC, abstractmethod
 from typing import Dict, List, Optional
 
-from .. import knobs
+import tritium.knobs as knobs  # the module: its groups may be replaced at run time
 
 
 def _base32(key: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from .. import knobs as _k
+import tritium.knobs as _k  # (not `from .. import`: that would import the package, a cycle)
 
 
 def _flag(name: str) -> bool:

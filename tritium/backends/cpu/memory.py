@@ -13,7 +13,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ...runtime.tensor_wrapper import TensorWrapper
+from ...tensor_wrapper import TensorWrapper
 
 
 class OutOfBoundsError(Exception):

@@ -199,7 +199,7 @@ def _legacy_kernels(llir: str) -> str:
 def find_libdevice() -> Optional[str]:
     """Path of libdevice.10.bc: TRITON_LIBDEVICE_PATH, the nvidia-nvvm wheel,
     an installed upstream Triton, then CUDA_HOME / CUDA_PATH / /usr/local/cuda."""
-    from ... import knobs
+    import tritium.knobs as knobs
     env = knobs.nvidia.libdevice_path
     if env:
         return env

@@ -103,7 +103,7 @@ def _search(tool: str, env_value: Optional[str]) -> Optional[str]:
 
 def find_tool(tool: str) -> Optional[str]:
     """Absolute path of an NVIDIA tool, or None when it is not installed."""
-    from ... import knobs
+    import tritium.knobs as knobs
     return _search(tool, knobs.nvidia_tool_setting(tool) if tool in _ENV else None)
 
 

@@ -85,7 +85,7 @@ def reinterpret(tensor, dtype):
     if not (hasattr(tensor, "data_ptr") or hasattr(tensor, "__array_interface__")):
         raise TypeError(f"reinterpret: cannot reinterpret a {type(tensor).__name__}; "
                         "pass a tensor or an array")
-    from ..language.dtypes import dtype as tl_dtype
+    from .language.dtypes import dtype as tl_dtype
     if not isinstance(dtype, tl_dtype):
         raise TypeError(f"reinterpret: dtype must be a triton.language dtype, got {dtype!r}")
     if _width(dtype) != _width(tensor.dtype):
