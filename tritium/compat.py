@@ -4,6 +4,9 @@
     tritium.compat.install()
     import triton, triton.language as tl     # tritium underneath
 
+Upstream's command-line modules run the same way:
+    python -m tritium.compat triton.tools.compile kernel.py -n add -s "..." -g "..."
+
 `triton` itself is a thin facade over the `tritium` package: attribute reads and writes go
 through to tritium, except `__version__`, which reports the upstream Triton version whose API
 tritium provides (libraries such as torch and Liger gate features on it). Every submodule
@@ -149,3 +152,22 @@ def uninstall() -> None:
         mod = sys.modules[name]
         if isinstance(mod, _TritonFacade) or getattr(mod, "__name__", "").startswith("tritium"):
             del sys.modules[name]
+
+
+def run_module(argv) -> None:
+    """`python -m tritium.compat <triton module> [args]`: run an upstream module path (e.g.
+    triton.tools.compile) as `python -m` would, with compat installed."""
+    import runpy
+    if not argv:
+        raise SystemExit("usage: python -m tritium.compat <module, e.g. triton.tools.compile> "
+                         "[args]")
+    install()
+    sys.argv = list(argv)
+    # The tritium module itself runs, fresh, as __main__ (an alias has no code of its own).
+    target = target_name(argv[0])
+    sys.modules.pop(target, None)
+    runpy.run_module(target, run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    run_module(sys.argv[1:])

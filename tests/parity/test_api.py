@@ -65,6 +65,16 @@ def test_version_seen_as_triton_and_tritium_keeps_its_own(tmp_path):
     assert out.stdout.split() == ["3.6.0", "True", "True", "triton", "True", "gone"]
 
 
+def test_python_m_compat_runs_an_upstream_module_path(tmp_path):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    out = subprocess.run([sys.executable, "-m", "tritium.compat", "triton.testing"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    out = subprocess.run([sys.executable, "-m", "tritium.compat"], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert out.returncode != 0 and "usage: python -m tritium.compat" in out.stderr
+
+
 @pytest.mark.parametrize("order", ["triton_first", "torch_first"])
 def test_torch_compiler_stack_imports_and_probes_pass(tmp_path, order):
     pytest.importorskip("torch")
