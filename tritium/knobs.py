@@ -268,10 +268,23 @@ class HookChain:
     def remove(self, func: Callable) -> None:
         if func in self.calls:
             self.calls.remove(func)
+        hooks_maybe_set[0] = launch_hooks_set()
 
     def __call__(self, *args, **kwargs) -> None:
         for call in (reversed(self.calls) if self.reversed else list(self.calls)):
             call(*args, **kwargs)
+
+
+def _hook_set(hook) -> bool:
+    if hook is None:
+        return False
+    calls = getattr(hook, "calls", None)
+    return bool(calls) if calls is not None else callable(hook)
+
+
+def launch_hooks_set() -> bool:
+    """Whether a launch enter/exit hook is set (the launch path's slow check)."""
+    return _hook_set(runtime.launch_enter_hook) or _hook_set(runtime.launch_exit_hook)
 
 
 @dataclass(frozen=True)
@@ -397,9 +410,9 @@ class runtime_knobs(base_knobs):
     log_recompiles = env_bool("TRITON_LOG_RECOMPILES")
 
     def __setattr__(self, name, value):
-        if name.startswith("launch_") and value is not None:
-            hooks_maybe_set[0] = True  # e.g. a plain function assigned, as before 3.4
         super().__setattr__(name, value)
+        if name.startswith("launch_"):  # e.g. a plain function assigned, as before 3.4
+            hooks_maybe_set[0] = launch_hooks_set() or _hook_set(value)
 
 
 class language_knobs(base_knobs):

@@ -164,6 +164,13 @@ def test_launch_hooks_are_called_around_each_launch(fresh, rng):
     assert events == [("enter", "_scale", 100, 4), ("exit", "_scale")] * 2
     _scale[(4,)](x, y, 100, BLOCK=32)
     assert len(events) == 4  # removed: no more calls
+    from tritium.knobs import hooks_maybe_set
+    assert hooks_maybe_set == [False]  # launches are back on their fast path
+    fresh.runtime.launch_enter_hook = lambda md: events.append(("plain", md.get()["name"]))
+    _scale[(4,)](x, y, 100, BLOCK=32)  # a plain function, as Triton before 3.4 took
+    assert events[-1] == ("plain", "_scale")
+    fresh.runtime.launch_enter_hook = None
+    assert hooks_maybe_set == [False]
 
 
 def test_compilation_listener_hears_each_compile(fresh, rng):

@@ -30,16 +30,8 @@ class LazyDict:
         self.extras.append((func, args))
 
 
-def _calls(hook) -> bool:
-    if hook is None:
-        return False
-    calls = getattr(hook, "calls", None)
-    return bool(calls) if calls is not None else callable(hook)
-
-
-def active() -> bool:
-    rt = knobs.runtime
-    return _calls(rt.launch_enter_hook) or _calls(rt.launch_exit_hook)
+_calls = knobs._hook_set
+active = knobs.launch_hooks_set
 
 
 def launch_metadata(jit_fn, kernel, grid, bound_args) -> LazyDict:
