@@ -75,7 +75,8 @@ def test_python_m_compat_runs_an_upstream_module_path(tmp_path):
     assert out.returncode != 0 and "usage: python -m tritium.compat" in out.stderr
 
 
-@pytest.mark.parametrize("order", ["triton_first", "torch_first"])
+@pytest.mark.parametrize("order", ["triton_first",
+                                   pytest.param("torch_first", marks=pytest.mark.slow)])
 def test_torch_compiler_stack_imports_and_probes_pass(tmp_path, order):
     pytest.importorskip("torch")
     first, second = ("import triton", "import torch._dynamo, torch.compiler, torch._inductor")
