@@ -13,18 +13,22 @@ The disk cache (`runtime/cache.py`) holds the stages after the first: the first 
 always runs (for an `ASTSource` it is the frontend plus the TTIR passes, milliseconds),
 and its text, with locations, is the key, together with the options, the target, the
 backend's own hash and tritium's sources. A backend with a single stage (the CPU) is not
-cached on disk.
+cached on disk. With TRITON_REMOTE_CACHE_BACKEND set, a local miss asks the remote tier
+(`runtime/remote_cache.py`) and a fresh entry is pushed there. `knobs.compilation.listener`
+hears of every compilation, disk hits included.
 """
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+import time
 from typing import Any, Dict, Optional
 
 from ..backends.compiler import BaseBackend, GPUTarget
 from ..runtime import cache as disk_cache
-from ..runtime import knobs
+from ..runtime import knobs, launch_hooks, remote_cache
+from ..runtime.launch_hooks import LazyDict  # noqa: F401  (upstream's home of the name)
 from ..errors import TritonError
 from .errors import StageError
 from .kernel import CompiledKernel
@@ -42,10 +46,7 @@ def make_backend(target: GPUTarget) -> BaseBackend:
     return backend
 
 
-def triton_key() -> str:
-    """Upstream's key of the compiler itself (version and sources), e.g. for torch's caches."""
-    from .._version import __version__
-    return f"{__version__}-{disk_cache.tritium_key()}"
+triton_key = disk_cache.triton_key  # upstream's name here: the compiler's own key
 
 
 def _parse(backend, options):
@@ -119,6 +120,7 @@ class _Compilation:
         self.fname = self.name[:disk_cache.MAX_FILE_NAME]
 
     def run(self) -> CompiledKernel:
+        self.start = time.perf_counter()
         src, options = self.src, self.options
         product, used = src.make_ir(self.target, options, None, None, None)
         asm: Dict[str, Any] = {}
@@ -132,20 +134,24 @@ class _Compilation:
             metadata["shared"] = self.shared
         metadata.setdefault("shared", 0)
         if not self.later:  # a single-stage backend: nothing worth caching on disk
-            return self._dump_all(CompiledKernel(src, asm, metadata, self.backend, used, products),
-                                  _first_text(product, debug_info=True))
+            kernel = CompiledKernel(src, asm, metadata, self.backend, used, products)
+            return self._done(self._dump_all(kernel, _first_text(product, debug_info=True)))
         key = disk_cache.kernel_key(_first_text(product, debug_info=True), options,
                                     str(self.target), _backend_hash(self.backend))
         metadata["hash"] = key
         cache = disk_cache.FileCache(key)
-        dump, override = knobs.kernel_dump(), knobs._flag("TRITON_KERNEL_OVERRIDE")
+        dump, override = knobs.kernel_dump(), knobs.kernel_override()
         all_stages = [src.ext] + self.later
-        hit = None if knobs.always_compile() or override else cache.load(self.fname, all_stages)
+        # The remote tier (TRITON_REMOTE_CACHE_BACKEND) is asked only on a local miss.
+        hit = None if knobs.always_compile() or override else \
+            (cache.load(self.fname, all_stages)
+             or remote_cache.fetch(cache, self.fname, all_stages))
         if hit is not None:
             if dump:
                 for stage, text in hit["asm"].items():
                     disk_cache._dump(key, self.fname, stage, text)
-            return CompiledKernel(src, hit["asm"], hit["metadata"], self.backend, used)
+            return self._done(CompiledKernel(src, hit["asm"], hit["metadata"], self.backend,
+                                             used), cache_hit=True)
         asm[src.ext] = _first_text(product)
         if dump:
             disk_cache._dump(key, self.fname, src.ext, asm[src.ext])
@@ -170,7 +176,15 @@ class _Compilation:
         metadata = json.loads(json.dumps(metadata, default=_jsonable))
         if not override:
             metadata = cache.store(self.fname, asm, metadata)
-        return CompiledKernel(src, asm, metadata, self.backend, used)
+            remote_cache.push(cache, self.fname, asm, metadata)
+        return self._done(CompiledKernel(src, asm, metadata, self.backend, used))
+
+    def _done(self, kernel, cache_hit: bool = False) -> CompiledKernel:
+        """Tell `knobs.compilation.listener` (if set) what was built, and how long it took."""
+        micros = int((time.perf_counter() - self.start) * 1e6)
+        launch_hooks.tell_listener(self.src, kernel.metadata,
+                                   [(type(self.backend).__name__, micros)], cache_hit)
+        return kernel
 
     def _dump_all(self, kernel, key_text):
         if knobs.kernel_dump():
