@@ -27,11 +27,16 @@ CONFIGS = [  # (BM, BN, BK, GROUP_M, warps, stages)
 ]
 
 
+FP8_CONFIG = (128, 256, 128, 8, 8, 3)
+
+
 def run_row(k, cdiv, do_bench, M, N, K, cfg, dtype):
     BM, BN, BK, G, W, S = cfg
     torch.manual_seed(0)
     a = torch.randn((M, K), device="cuda").to(dtype)
     b = torch.randn((K, N), device="cuda").to(dtype)
+    if dtype != torch.float16:  # fp8: B K-major, as tutorial 03 pre-transposes it
+        b = torch.randn((N, K), device="cuda").to(dtype).T
     c = torch.empty((M, N), device="cuda", dtype=torch.float16)
     grid = (cdiv(M, BM) * cdiv(N, BN),)
 
@@ -103,6 +108,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--attention", action="store_true", help="with --quick: attention rows too")
+    ap.add_argument("--fp8", action="store_true", help="only the fp8 row (8192^3)")
     args = ap.parse_args()
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="bench-mm-"))
     import tritium
@@ -113,7 +119,7 @@ def main():
         flavors["upstream"] = (load_kernels_from("tc_kernels.py", "upstream"), triton.cdiv)
     except ImportError:
         pass
-    sizes = [4096] if args.quick else [4096, 8192]
+    sizes = [] if args.fp8 else [4096] if args.quick else [4096, 8192]
     rows = []
     for n in sizes:
         for cfg in CONFIGS:
@@ -128,13 +134,29 @@ def main():
             ms = do_bench(lambda: a @ b, warmup=25, rep=200, return_mode="median")
             row["torch"] = {"tflops": 2 * n ** 3 / ms * 1e-9}
             rows.append(row)
-    if not args.quick or args.attention:
+    for n in ([] if args.quick and not args.fp8 else [8192]):
+        row = {"size": f"fp8e4m3 {n}^3", "cfg": (None,) + FP8_CONFIG}
+        for name, (k, cdiv) in flavors.items():
+            try:
+                row[name] = run_row(k, cdiv, do_bench, n, n, n, FP8_CONFIG, torch.float8_e4m3fn)
+            except Exception as e:
+                row[name] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
+        a = torch.randn((n, n), device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn((n, n), device="cuda").to(torch.float8_e4m3fn).T
+        one = torch.tensor(1.0, device="cuda")
+        ms = do_bench(lambda: torch._scaled_mm(a, b, one, one, out_dtype=torch.float16),
+                      warmup=25, rep=200, return_mode="median")
+        row["torch"] = {"tflops": 2 * n ** 3 / ms * 1e-9}
+        rows.append(row)
+    if (not args.quick or args.attention) and not args.fp8:
         rows += attention_rows(flavors, do_bench)
     print(f"\n{'fp16 TFLOP/s':<40}{'tritium':>10}{'upstream':>10}{'torch':>10}{'ratio':>8}"
           f"{'err':>10}{'cold s (tri/up)':>18}")
     for r in rows:
         t, u = r.get("tritium", {}), r.get("upstream", {})
-        if isinstance(r["size"], str):
+        if isinstance(r["size"], str) and r["cfg"][0] is None:
+            name = r["size"] + " {}x{}x{} w{} s{}".format(*(r["cfg"][i] for i in (1, 2, 3, 5, 6)))
+        elif isinstance(r["size"], str):
             name = r["size"] + f" {r['cfg'][1]}x{r['cfg'][2]} w{r['cfg'][3]}"
         else:
             name = f"{r['size']}^3 {r['cfg'][0]}x{r['cfg'][1]}x{r['cfg'][2]} w{r['cfg'][4]} s{r['cfg'][5]}"

@@ -61,6 +61,30 @@ def test_second_compile_loads_from_disk():
     assert a.metadata == b.metadata
 
 
+@needs_ptxas
+def test_compilation_listener_sees_every_compile(monkeypatch):
+    """`knobs.compilation.listener`, upstream's keywords: the source, the metadata, each
+    stage's time, and whether the disk cache had the kernel."""
+    from tritium.runtime import knobs
+    calls = []
+    monkeypatch.setattr(knobs.compilation, "listener", lambda **kw: calls.append(kw))
+    src = ASTSource(scale_add, SIG, {"BLOCK": 32})
+    first = compile(src, target=CUDA90, options={"num_warps": 2})
+    compile(src, target=CUDA90, options={"num_warps": 2})
+    compile(ASTSource(scale_add, SIG, {"BLOCK": 32}), target=CPU)
+    assert [c["cache_hit"] for c in calls] == [False, True, False]
+    assert all(c["src"].fn is scale_add for c in calls)
+    assert calls[0]["metadata"] == first.metadata and calls[0]["metadata"].num_warps == 2
+    assert calls[0]["metadata_group"] is None
+    times = calls[0]["times"]
+    assert [s for s, _ in times.lowering_stages] == ["ttir", "ttgir", "llir", "ptx", "cubin"]
+    assert all(us >= 0 for _, us in times.lowering_stages) and times.ir_initialization > 0
+    assert times.total == times.ir_initialization + times.store_results + \
+        sum(us for _, us in times.lowering_stages)
+    assert [s for s, _ in calls[1]["times"].lowering_stages] == ["ttir"]  # the rest cached
+    assert [s for s, _ in calls[2]["times"].lowering_stages] == ["ttir"]  # the CPU's one
+
+
 @pytest.mark.parametrize("dtype,n", [("fp32", 1000), ("fp16", 37), ("fp64", 256)])
 def test_ast_source_for_cpu_launches_with_getitem(rng, dtype, n):
     np_dt = {"fp32": np.float32, "fp16": np.float16, "fp64": np.float64}[dtype]

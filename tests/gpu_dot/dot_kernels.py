@@ -46,3 +46,15 @@ def batched_dot_kernel(a_ptr, b_ptr, d_ptr, B: tl.constexpr, M: tl.constexpr, N:
     b = tl.load(b_ptr + rb * K * N + rkb * N + rn)
     d = tl.dot(a, b, out_dtype=ACC)
     tl.store(d_ptr + rb * M * N + rm * N + rn, d)
+
+
+@triton.jit
+def fp8_imprecise_kernel(a_ptr, b_ptr, d_ptr, sam, sak, sbk, sbn, M: tl.constexpr,
+                         N: tl.constexpr, K: tl.constexpr, LIMIT: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * sam + rk[None, :] * sak)
+    b = tl.load(b_ptr + rk[:, None] * sbk + rn[None, :] * sbn)
+    d = tl.dot(a, b, max_num_imprecise_acc=LIMIT)
+    tl.store(d_ptr + rm[:, None] * N + rn[None, :], d)

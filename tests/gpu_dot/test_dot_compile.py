@@ -113,3 +113,24 @@ def test_batched_dot_compiles(dt, acc, engine):
     llir, meta, ptx = compile_module(mod)
     assert ("mma.sync.aligned" in ptx) == (engine == "mma")
     assert toolchain.make_cubin(ptx, arch="sm_90a")
+
+
+@pytest.mark.parametrize("limit,expect_waits", [(None, 1), (64, 4 + 1), (32, 8 + 1)])
+def test_fp8_partial_accumulation_compiles(limit, expect_waits):
+    """max_num_imprecise_acc splits the wgmma K chain: one commit and wait per partial sum
+    of `limit` elements (K = 256, 32 per instruction), then the fp32 adds; without it the
+    whole chain stays in the tensor cores (Hopper's default, as upstream)."""
+    from dot_kernels import fp8_imprecise_kernel
+    a = torch.zeros((64, 256)).to(torch.float8_e4m3fn)
+    b = torch.zeros((64, 256)).to(torch.float8_e4m3fn).T
+    d = torch.zeros((64, 64))
+    from tritium.backends.nvidia.backend import CUDAOptions
+    from tritium.frontend.compiler import make_ttir
+    from tritium.gpu.pipeline import make_ttgir
+    _, spec, _ = fp8_imprecise_kernel.bind(a, b, d, *a.stride(), *b.stride(), M=64, N=64,
+                                           K=256, LIMIT=limit)
+    mod, _ = make_ttir(fp8_imprecise_kernel, spec, CUDAOptions(num_warps=4))
+    mod = make_ttgir(mod, num_warps=4)
+    llir, meta, ptx = compile_module(mod)
+    assert ptx.count("wgmma.wait_group.sync.aligned 0") == expect_waits
+    assert toolchain.make_cubin(ptx, arch="sm_90a")

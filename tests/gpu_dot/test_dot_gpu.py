@@ -145,3 +145,21 @@ def test_batched_dot(dt, acc, shape, warps):
     else:
         err = ((d.double() - ref).norm() / ref.norm()).item()
         assert err < (2e-3 if dt == "float32" else 1e-3 if dt == "float16" else 1e-12), err
+
+
+@pytest.mark.parametrize("limit", [None, 32, 64])
+def test_fp8_max_num_imprecise_acc(limit):
+    """fp8 dots with max_num_imprecise_acc: partial sums of `limit` K elements added into an
+    fp32 accumulator; the result matches the float64 product of the fp8 inputs."""
+    from dot_kernels import fp8_imprecise_kernel
+    gen = torch.Generator().manual_seed(7 + (limit or 0))
+    M = N = 64
+    K = 256
+    a = torch.randn((M, K), generator=gen).to(torch.float8_e4m3fn).cuda()
+    b = torch.randn((N, K), generator=gen).to(torch.float8_e4m3fn).cuda().T
+    d = torch.full((M, N), float("nan"), device="cuda")
+    fp8_imprecise_kernel[(1,)](a, b, d, *a.stride(), *b.stride(), M=M, N=N, K=K,
+                               LIMIT=limit, num_warps=4)
+    ref = a.double() @ b.double()
+    err = ((d.double() - ref).norm() / ref.norm()).item()
+    assert err < 1e-4, err

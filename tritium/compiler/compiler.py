@@ -14,8 +14,10 @@ always runs (for an `ASTSource` it is the frontend plus the TTIR passes, millise
 and its text, with locations, is the key, together with the options, the target, the
 backend's own hash and tritium's sources. A backend with a single stage (the CPU) is not
 cached on disk. With TRITON_REMOTE_CACHE_BACKEND set, a local miss asks the remote tier
-(`runtime/remote_cache.py`) and a fresh entry is pushed there. `knobs.compilation.listener`
-hears of every compilation, disk hits included.
+(`runtime/remote_cache.py`) and a fresh entry is pushed there.
+
+After each compile, `knobs.compilation.listener` (when set) is called as upstream's, with
+the source, the metadata, each stage's time and whether the disk cache had the kernel.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from typing import Any, Dict, Optional
 
 from ..backends.compiler import BaseBackend, GPUTarget
 from ..runtime import cache as disk_cache
-from ..runtime import knobs, launch_hooks, remote_cache
+from ..runtime import knobs, remote_cache
 from ..runtime.launch_hooks import LazyDict  # noqa: F401  (upstream's home of the name)
 from ..errors import TritonError
 from .errors import StageError
@@ -81,7 +83,13 @@ def compile(src, target: Optional[GPUTarget] = None, options=None, _env_vars=Non
     options = _parse(backend, options)
     stages: Dict[str, Any] = {}
     backend.add_stages(stages, options, src.language)
-    return _Compilation(src, target, backend, options, stages, shared).run()
+    compilation = _Compilation(src, target, backend, options, stages, shared)
+    kernel = compilation.run()
+    listener = knobs.compilation.listener
+    if listener is not None:  # the hook tools watch compiles through (upstream's)
+        listener(src=src, metadata=kernel.metadata, metadata_group=None,
+                 times=compilation.times(), cache_hit=compilation.cache_hit)
+    return kernel
 
 
 def _check_shared_is_known(src, shared) -> None:
@@ -118,24 +126,37 @@ class _Compilation:
         self.later = names[first + 1:]
         self.name = src.name
         self.fname = self.name[:disk_cache.MAX_FILE_NAME]
+        self.cache_hit = False
+        self.ir_us, self.store_us = 0, 0
+        self.stage_us = []  # [(stage, microseconds)] of the stages that ran
+
+    def times(self) -> knobs.CompileTimes:
+        return knobs.CompileTimes(self.ir_us, self.stage_us, self.store_us)
+
+    def _run_stage(self, stage, product, metadata):
+        t0 = time.perf_counter()
+        product = self.stages[stage](product, metadata)
+        self.stage_us.append((stage, _us_since(t0)))
+        return product
 
     def run(self) -> CompiledKernel:
-        self.start = time.perf_counter()
         src, options = self.src, self.options
+        t0 = time.perf_counter()
         product, used = src.make_ir(self.target, options, None, None, None)
+        self.ir_us = _us_since(t0)
         asm: Dict[str, Any] = {}
         products: Dict[str, Any] = {}
         metadata: Dict[str, Any] = {"name": self.name, "target": self.target,
                                     **_options_dict(options)}
         if self.own_stage:
-            product = self.stages[src.ext](product, metadata)
+            product = self._run_stage(src.ext, product, metadata)
         asm[src.ext] = products[src.ext] = product
         if self.shared is not None:
             metadata["shared"] = self.shared
         metadata.setdefault("shared", 0)
         if not self.later:  # a single-stage backend: nothing worth caching on disk
-            kernel = CompiledKernel(src, asm, metadata, self.backend, used, products)
-            return self._done(self._dump_all(kernel, _first_text(product, debug_info=True)))
+            return self._dump_all(CompiledKernel(src, asm, metadata, self.backend, used, products),
+                                  _first_text(product, debug_info=True))
         key = disk_cache.kernel_key(_first_text(product, debug_info=True), options,
                                     str(self.target), _backend_hash(self.backend))
         metadata["hash"] = key
@@ -147,11 +168,11 @@ class _Compilation:
             (cache.load(self.fname, all_stages)
              or remote_cache.fetch(cache, self.fname, all_stages))
         if hit is not None:
+            self.cache_hit = True
             if dump:
                 for stage, text in hit["asm"].items():
                     disk_cache._dump(key, self.fname, stage, text)
-            return self._done(CompiledKernel(src, hit["asm"], hit["metadata"], self.backend,
-                                             used), cache_hit=True)
+            return CompiledKernel(src, hit["asm"], hit["metadata"], self.backend, used)
         asm[src.ext] = _first_text(product)
         if dump:
             disk_cache._dump(key, self.fname, src.ext, asm[src.ext])
@@ -162,7 +183,7 @@ class _Compilation:
                 product = _from_text(stage, text)
             else:
                 try:
-                    product = self.stages[stage](product, metadata)
+                    product = self._run_stage(stage, product, metadata)
                 except TritonError:
                     raise  # PTXASError, OutOfResources: callers (autotuners) catch these by class
                 except Exception as e:
@@ -175,16 +196,11 @@ class _Compilation:
         # What a later load returns: JSON types (lists, not tuples) from the first run on.
         metadata = json.loads(json.dumps(metadata, default=_jsonable))
         if not override:
+            t0 = time.perf_counter()
             metadata = cache.store(self.fname, asm, metadata)
             remote_cache.push(cache, self.fname, asm, metadata)
-        return self._done(CompiledKernel(src, asm, metadata, self.backend, used))
-
-    def _done(self, kernel, cache_hit: bool = False) -> CompiledKernel:
-        """Tell `knobs.compilation.listener` (if set) what was built, and how long it took."""
-        micros = int((time.perf_counter() - self.start) * 1e6)
-        launch_hooks.tell_listener(self.src, kernel.metadata,
-                                   [(type(self.backend).__name__, micros)], cache_hit)
-        return kernel
+            self.store_us = _us_since(t0)
+        return CompiledKernel(src, asm, metadata, self.backend, used)
 
     def _dump_all(self, kernel, key_text):
         if knobs.kernel_dump():
@@ -193,6 +209,10 @@ class _Compilation:
             for stage in kernel.asm.keys():
                 disk_cache._dump(key, self.fname, stage, kernel.asm[stage])
         return kernel
+
+
+def _us_since(t0: float) -> int:
+    return int((time.perf_counter() - t0) * 1e6)
 
 
 def _jsonable(value):

@@ -11,11 +11,12 @@ Environment knobs (read when `run` starts, so tests can set them late):
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 from ..ir.core import Operation
 
@@ -211,6 +212,21 @@ def _ensure_registry() -> None:
 
 
 # ---------------------------------------------------------------- the manager
+# Called after every pass of every PassManager as `observer(label, module, ms)`: how a
+# tool sees each pass of a backend's pipelines while the backend runs them itself
+# (`tritium explain`'s diffs). Add and remove through `observing_passes`.
+PASS_OBSERVERS: List[Callable[[str, Operation, float], None]] = []
+
+
+@contextlib.contextmanager
+def observing_passes(observer: Callable[[str, Operation, float], None]):
+    PASS_OBSERVERS.append(observer)
+    try:
+        yield observer
+    finally:
+        PASS_OBSERVERS.remove(observer)
+
+
 class PassManager:
     """Runs passes in order over a `builtin.module`.
 
@@ -291,6 +307,8 @@ class PassManager:
             ms = (time.perf_counter() - t0) * 1e3
             self.timings[p.name] = self.timings.get(p.name, 0.0) + ms
             self.timing_records.append((label, ms))
+            for observe in PASS_OBSERVERS:
+                observe(label, module, ms)
             if dump:
                 stream.write(f"// -----// IR Dump After {label} ({ms:.3f} ms) //----- //\n")
                 stream.write(print_module(module))

@@ -1,10 +1,9 @@
 """Hooks around compiling and launching, as upstream's knobs define them:
 `knobs.runtime.launch_enter_hook` / `launch_exit_hook` get a `LazyDict` of the launch's
-metadata before and after each launch (`CompiledKernel` passes them to the launcher),
-`knobs.runtime.jit_cache_hook` / `jit_post_compile_hook` around the JIT's compiles, and
-`knobs.compilation.listener` hears of every compilation with its timings (the compiler
-driver tells it). Launches test `knobs.hooks_maybe_set` and stay on the fast path when no
-hook is set."""
+metadata before and after each launch (`CompiledKernel` passes them to the launcher), and
+`knobs.runtime.jit_cache_hook` / `jit_post_compile_hook` run around the JIT's compiles
+(`knobs.compilation.listener` is the compiler driver's to call). Launches test
+`knobs.hooks_maybe_set` and stay on the fast path when no hook is set."""
 from __future__ import annotations
 
 import collections
@@ -62,13 +61,3 @@ def compile_with_hooks(compile_fn, jit_fn, specialization, options, key="", warm
         _call_jit_hook(rt.jit_post_compile_hook, jit_fn, specialization, options, key, warmup)
     return kernel
 
-
-def tell_listener(src, metadata, lowering_stages, cache_hit: bool) -> None:
-    """`knobs.compilation.listener`, if set, hears of a compilation (or a disk-cache hit):
-    `lowering_stages` is [(name, microseconds)]."""
-    listener = knobs.compilation.listener
-    if listener is not None:
-        times = knobs.CompileTimes(ir_initialization=0, lowering_stages=lowering_stages,
-                                   store_results=0)
-        listener(src=src, metadata=dict(metadata), metadata_group={}, times=times,
-                 cache_hit=cache_hit)

@@ -33,7 +33,7 @@ class CUDAOptions:
     deprecated_fp8_dtypes: tuple = ()
     default_dot_input_precision: str = "tf32"
     allowed_dot_input_precisions: tuple = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
-    max_num_imprecise_acc_default: int = 0
+    max_num_imprecise_acc_default: int = 2 ** 30  # Hopper's; parse_options lowers it elsewhere
     debug: bool = False
     sanitize_overflow: bool = True  # only takes effect with debug, as upstream
     arch: str = "sm_90a"
@@ -71,6 +71,11 @@ class CUDABackend(BaseBackend):
         check_num_warps(opts)
         cap = self.capability
         opts.setdefault("arch", f"sm_{cap}a" if cap >= 90 else f"sm_{cap}")
+        # fp8 dots on Hopper accumulate in the tensor cores' own (reduced-precision) sums
+        # unless asked otherwise, as upstream: a partial sum is added into an fp32
+        # accumulator every max_num_imprecise_acc K elements.
+        if cap != 90:
+            opts.setdefault("max_num_imprecise_acc_default", 0)
         for k in ("cluster_dims", "supported_fp8_dtypes", "deprecated_fp8_dtypes",
                   "allowed_dot_input_precisions"):
             if isinstance(opts.get(k), list):  # options read back from JSON

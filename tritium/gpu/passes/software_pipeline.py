@@ -37,12 +37,18 @@ SMEM_BUDGET = 200 * 1024  # of the 227 KB a block may use: room for the epilogue
 
 
 def _is_zero_const(v: Value) -> bool:
+    """`v` is zero (a masked cp.async fills zeros): a constant, possibly splatted or cast
+    (an fp8 `other` arrives as a splat of a converted scalar)."""
     op = v.owner_op
+    while op is not None and op.name in ("tt.splat", "tt.fp_to_fp", "arith.truncf",
+                                         "arith.extf", "arith.sitofp", "ttg.convert_layout"):
+        op = op.operand(0).owner_op
     if op is None or op.name != "arith.constant":
         return False
     a = op.attributes.get("value")
-    return isinstance(a, DenseElementsAttr) and not isinstance(a.value, (list, tuple)) \
-        and float(a.value) == 0.0
+    if isinstance(a, DenseElementsAttr):
+        return not isinstance(a.value, (list, tuple)) and float(a.value) == 0.0
+    return a is not None and not isinstance(a.value, (list, tuple)) and float(a.value) == 0.0
 
 
 def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
@@ -108,19 +114,36 @@ def _candidates(loop: Operation, info) -> List[_Candidate]:
     return out
 
 
-def _async_ok(loop: Operation, cands: List[_Candidate]) -> bool:
-    """wgmma may stay in flight across iterations when its result only feeds the yield
-    (the next iteration's dot) and its accumulator is the loop-carried value."""
+def async_modes(loop: Operation, cands: List[_Candidate]) -> Dict[Operation, str]:
+    """Which wgmma dots of the loop may stay in flight, and how they are waited for:
+
+    * "chain": the accumulator is the loop-carried value itself (a matmul K loop):
+      `warp_group_dot_wait(1)` right after the next dot issues, as upstream does;
+    * "deferred": the accumulator is rescaled before the dot (attention's P @ V): the wait
+      moves to the first use of the carried result in the next iteration, so the dot runs
+      under the next iteration's load wait and first dot.
+
+    Both need the result to feed only the yield, and every shared-memory operand to be a
+    pipelined slot (refilled only after the barrier that follows the waits) or a buffer
+    fixed across the loop: one written in the loop would be overwritten in flight."""
     body = loop.regions[0].entry
-    for dot in {c.dot for c in cands}:
-        if sum(1 for c in cands if c.dot is dot) != 2:
-            return False  # an operand still stored in the loop must not be overwritten in flight
-        if dot.operand(2) not in body.args:
-            return False
+    piped = {(c.dot, i) for c in cands for i in (0, 1) if c.dot.operand(i) is c.alloc.results[0]}
+    modes: Dict[Operation, str] = {}
+    for dot in body:
+        if dot.name != "ttng.warp_group_dot" or dot.attr("isAsync", False):
+            continue
         uses = dot.results[0].uses
         if len(uses) != 1 or uses[0].owner.name != "scf.yield":
-            return False
-    return True
+            continue
+        ok = True
+        for i in (0, 1):
+            v = dot.operand(i)
+            if isinstance(v.type, T.MemDescType) and (dot, i) not in piped:
+                d = v.owner_op
+                ok &= d is not None and not loop.is_ancestor_of(d)
+        if ok:
+            modes[dot] = "chain" if dot.operand(2) in body.args else "deferred"
+    return modes
 
 
 def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
@@ -153,15 +176,15 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     D = num_stages - 1
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
                      for c in cands)
-    is_async = _async_ok(loop, cands)
+    modes = async_modes(loop, cands)
     NB = num_stages
     if tile_bytes * NB > SMEM_BUDGET:
         return False
-    _rewrite(loop, cands, addr_ops, carried, advance, D, NB, is_async)
+    _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes)
     return True
 
 
-def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, is_async) -> None:
+def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     body = loop.regions[0].entry
     term = body.last
     iv = body.args[0]
@@ -239,23 +262,23 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, is_async) -> None:
     for c, buf, st in zip(cands, bufs, slot_t):
         view = ib.create1("ttg.memdesc_index", [buf, ext], st)
         c.alloc.results[0].replace_all_uses_with(view)
-    dots = []
-    for c in cands:
-        if c.dot not in dots:
-            dots.append(c.dot)
+    dots = [op for op in nbody if op.name == "ttng.warp_group_dot"]
     last = dots[-1]
-    ib.set_insertion_point_after(last)
-    if is_async:
-        for d in dots:
-            d.attributes["isAsync"] = _true()
+    for d, mode in modes.items():
+        d.attributes["isAsync"] = _true()
+        if mode == "chain":
             ib.set_insertion_point_after(d)
             w = ib.create("ttng.warp_group_dot_wait", [d.results[0]], [d.results[0].type],
                           {"pendings": 1})
             for u in list(d.results[0].uses):
                 if u.owner is not w:
                     u.set(w.results[0])
-            last = w
-        ib.set_insertion_point_after(last)
+            if d is last:
+                last = w
+        else:
+            _defer_wait(nbody, d)
+    ib.set_insertion_point_after(last)
+    if modes:
         # The slot refilled next was read by wgmma(i-1): each warpgroup has now waited for
         # its own; the barrier makes sure every warpgroup has.
         ib.create("ttg.barrier", [], [])
@@ -279,7 +302,7 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, is_async) -> None:
     ab.loc = loop.loc
     ab.create("ttg.async_wait", [], [], {"num": 0})
     results = list(new.results[:len(loop.results)])
-    if is_async:
+    if modes:
         for i, r in enumerate(results):
             if isinstance(r.type, T.TensorType) and type(r.type.encoding).__name__ == "NvidiaMmaEncoding":
                 w = ab.create("ttng.warp_group_dot_wait", [r], [r.type], {"pendings": 0})
@@ -287,6 +310,23 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, is_async) -> None:
     for old_r, r in zip(loop.results, results):
         old_r.replace_all_uses_with(r)
     loop.erase()
+
+
+def _defer_wait(body: Block, dot: Operation) -> None:
+    """Wait for `dot` of the previous iteration where its carried result is first used."""
+    term = body.last
+    idx = next(u.index for u in dot.results[0].uses if u.owner is term)
+    arg = body.args[idx + 1]
+    first = next((op for op in body if any(v is arg for v in op.operands)), None)
+    if first is None or first is term:
+        return
+    b = Builder()
+    b.set_insertion_point_before(first)
+    b.loc = dot.loc
+    w = b.create("ttng.warp_group_dot_wait", [arg], [arg.type], {"pendings": 0})
+    for u in list(arg.uses):
+        if u.owner is not w:
+            u.set(w.results[0])
 
 
 def i64_attr(v: int) -> IntegerAttr:

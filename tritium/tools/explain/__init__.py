@@ -67,15 +67,11 @@ def default_target() -> str:
 
 def _last_launched(fn):
     """(specialisation, options) of the newest compile of `fn`, or None."""
+    from .record import _option_dict
     for device, spec in reversed(list(fn._last_specialization.items())):
         for key, kernel in fn.cache.get(device, {}).items():
             if key.startswith(str(spec)):
-                opts = getattr(kernel, "options", None)
-                if opts is None:
-                    meta = getattr(kernel, "metadata", {}) or {}
-                    return spec, dict(meta.get("options", {}))
-                from .record import _option_dict
-                return spec, _option_dict(opts)
+                return spec, _option_dict(kernel.metadata)
     return None
 
 

@@ -1,8 +1,10 @@
 """Compile one specialisation stage by stage, keeping what each stage and each pass did.
 
-The stages are the backends' own (codegen, the TTIR pipeline, `ttgir_pipeline`, the
-lowering, llvmlite, ptxas), run pass by pass so each pass's time and IR change are seen.
-Nothing is launched, so `sm_90a` works without a GPU. The LLIR is lowered with line info
+The stages are the backend's own, from its `add_stages` (codegen through the
+`ASTSource`, then the TTIR pipeline, TTGIR, the lowering, llvmlite, ptxas), run in order
+as the compiler driver runs them; a pass observer (`passes.manager.observing_passes`)
+sees each pass, so each pass's time and IR change are kept. Nothing is launched and no
+device is asked, so `sm_90a` works without a GPU. The LLIR is lowered with line info
 (`!dbg`), the only difference from a normal compile; ptxas gets `-lineinfo` either way.
 """
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
+from ...passes.manager import observing_passes
 from . import sourcemap
 from .sourcemap import Mapped, SourceSpan
 
@@ -55,17 +58,47 @@ class KernelRecord:
         return sum(self.stage_ms.values())
 
 
-def _parse_options(fn, target: str, meta: Dict[str, Any]):
-    """The backend's own option parsing (defaults, checks), for `target` rather than for
-    the device at hand."""
-    meta = {k: v for k, v in meta.items() if k in OPTION_NAMES and v is not None}
+def _gpu_target(target: str):
+    from ...backends.compiler import GPUTarget
     if target == "cpu":
-        from ...backends.cpu.backend import CPUBackend
-        return CPUBackend().parse_options(meta, fn)
+        return GPUTarget("cpu", 0, 32)
+    return GPUTarget("cuda", capability_of(target), 32)
+
+
+def _explaining_backend(target: str):
+    """A backend of its own for `target` (no device asked, whatever the machine has): the
+    backend's own stages, except that the NVIDIA LLIR carries line info (`!dbg`) and
+    the ptxas report is kept for the page."""
+    gpu_target = _gpu_target(target)
+    if gpu_target.backend == "cpu":
+        from ...backends.cpu.compiler import CPUBackend
+        return CPUBackend(gpu_target)
     from ...backends.nvidia.backend import CUDABackend
-    backend = CUDABackend()
-    backend._capability = capability_of(target)  # so no GPU is asked for its capability
-    return backend.parse_options(dict(meta, arch=target), fn)
+
+    class ExplainCUDABackend(CUDABackend):
+        ptxas_info = None
+
+        def make_llir(self, module, options):
+            from ...backends.nvidia.lowering import make_llir
+            return make_llir(module, capability=self.capability, line_info=True)
+
+        def make_cubin(self, ptx, options):
+            cubin, self.ptxas_info = super().make_cubin(ptx, options)
+            return cubin, self.ptxas_info
+
+    return ExplainCUDABackend(gpu_target)
+
+
+def _parse_options(fn, backend, target: str, meta: Dict[str, Any]):
+    """The backend's own option parsing (defaults, checks), with the kernel's `debug` as
+    the JIT sets it."""
+    meta = {k: v for k, v in meta.items() if k in OPTION_NAMES and v is not None}
+    if "debug" not in meta:
+        from ...runtime import knobs
+        meta["debug"] = bool(fn.debug) if fn.debug is not None else knobs.debug()
+    if target != "cpu":
+        meta["arch"] = target
+    return backend.parse_options(meta)
 
 
 def capability_of(target: str) -> int:
@@ -81,8 +114,9 @@ class _Clock:
     def __init__(self, record: KernelRecord):
         self.record = record
 
-    def stage(self, name: str, t0: float) -> None:
-        self.record.stage_ms[name] = self.record.stage_ms.get(name, 0.0) + (time.perf_counter() - t0) * 1e3
+    def stage(self, name: str, t0: float, less_ms: float = 0.0) -> None:
+        ms = (time.perf_counter() - t0) * 1e3 - less_ms
+        self.record.stage_ms[name] = self.record.stage_ms.get(name, 0.0) + ms
 
 
 def _source_of(fn):
@@ -111,13 +145,14 @@ def capture(fn, specialization, meta: Optional[Dict[str, Any]] = None,
     """Compile `fn` for one specialisation (the JIT's per-argument tuples) for `target`
     ('cpu' or an NVIDIA arch such as 'sm_90a') and record every stage. A failing stage
     ends the record early with `error` set; the stages before it are kept."""
-    options = _parse_options(fn, target, dict(meta or {}))
+    backend = _explaining_backend(target)
+    options = _parse_options(fn, backend, target, dict(meta or {}))
     record = new_record(fn, specialization, target, options)
     span = SourceSpan(fn.file_name, record.first_line, record.first_line + len(record.source) - 1)
     clock = _Clock(record)
     t_all = time.perf_counter()
     try:
-        _run_stages(fn, specialization, options, target, record, span, clock)
+        _run_stages(fn, specialization, backend, options, record, span, clock)
     except Exception as exc:  # the page shows what was reached and why it stopped
         record.error = f"{type(exc).__name__}: {exc}"
     total = (time.perf_counter() - t_all) * 1e3
@@ -125,54 +160,55 @@ def capture(fn, specialization, meta: Optional[Dict[str, Any]] = None,
     return record
 
 
-def _run_stages(fn, specialization, options, target, record, span, clock) -> None:
-    from ...frontend.compiler import ast_to_ttir
-    from ...ir.printer import print_module
-    from ...passes import TTIR_PIPELINE
-    t0 = time.perf_counter()
-    module, _ = ast_to_ttir(fn, specialization, options)
-    clock.stage("codegen", t0)
-    _run_pipeline(module, TTIR_PIPELINE, "ttir", record)
-    record.stages["ttir"] = sourcemap.map_mlir(print_module(module, debug_info=True), span)
-    if target == "cpu":
-        return
-    from ...gpu import passes as _gpu_passes  # noqa: F401  (registers the TTGIR passes)
-    from ...gpu.pipeline import ttgir_pipeline
-    cap = capability_of(target)
-    _run_pipeline(module, ttgir_pipeline(options.num_warps, 32, options.num_ctas,
-                                         f"cuda:{cap}", options.num_stages),
-                  "ttgir", record)
-    record.stages["ttgir"] = sourcemap.map_mlir(print_module(module, debug_info=True), span)
-    from .layout_map import collect_layouts
-    record.layouts = collect_layouts(module, record.stages["ttgir"])
-
-    from ...backends.nvidia.lowering import make_llir
-    from ...backends.nvidia.llvm import llir_to_ptx
+def _run_stages(fn, specialization, backend, options, record, span, clock) -> None:
+    """The backend's stages (`add_stages`) in order, as the compiler driver runs them,
+    each one's product shown as soon as it is made."""
+    from ...compiler import ASTSource
     from ...backends.nvidia import toolchain
+    src = ASTSource.from_specialization(fn, specialization)
     t0 = time.perf_counter()
-    llir, meta = make_llir(module, capability=cap, line_info=True)
-    clock.stage("llir", t0)
-    record.stages["llir"] = sourcemap.map_llir(llir, span)
-    t0 = time.perf_counter()
-    ptx = llir_to_ptx(llir, arch=target, ptx_version=options.ptx_version,
-                      enable_fp_fusion=options.enable_fp_fusion)
-    clock.stage("ptx", t0)
-    record.stages["ptx"] = sourcemap.map_ptx(ptx, span)
-    record.resources = {"shared_dynamic": meta.get("shared", 0), "num_warps": options.num_warps}
-    if toolchain.find_ptxas() is None:
-        record.resources["note"] = "ptxas not found: no cubin, no register report"
-        return
-    t0 = time.perf_counter()
-    cubin, info = toolchain.make_cubin(ptx, arch=target, enable_fp_fusion=options.enable_fp_fusion,
-                                       maxnreg=options.maxnreg)
-    clock.stage("cubin", t0)
-    from .resources import summarize
-    record.resources.update(summarize(info, meta.get("shared", 0), options.num_warps, cap))
-    t0 = time.perf_counter()
-    sass = _sass(cubin, span)
-    if sass is not None:
-        record.stages["sass"] = sass
-        clock.stage("sass", t0)
+    product, _ = src.make_ir(backend.target, options)
+    clock.stage("codegen", t0)
+    stages: Dict[str, Any] = {}
+    backend.add_stages(stages, options, src.language)
+    metadata: Dict[str, Any] = {"name": src.name, "target": backend.target}
+    watch = _PassWatch(record)
+    for name, stage in stages.items():
+        if name == "cubin" and toolchain.find_ptxas() is None:
+            record.resources["note"] = "ptxas not found: no cubin, no register report"
+            return
+        watch.begin(name, product)
+        t0 = time.perf_counter()
+        with observing_passes(watch):
+            product = stage(product, metadata)
+        clock.stage(name, t0, less_ms=watch.own_ms)
+        _show(name, product, metadata, backend, options, record, span, clock)
+
+
+def _show(stage: str, product, metadata, backend, options, record, span, clock) -> None:
+    """Map one stage's product to the source (and, for TTGIR and the cubin, note the
+    layouts and resources)."""
+    from ...ir.printer import print_module
+    if stage in ("ttir", "ttgir"):
+        record.stages[stage] = sourcemap.map_mlir(print_module(product, debug_info=True), span)
+        if stage == "ttgir":
+            from .layout_map import collect_layouts
+            record.layouts = collect_layouts(product, record.stages["ttgir"])
+    elif stage == "llir":
+        record.stages["llir"] = sourcemap.map_llir(product, span)
+    elif stage == "ptx":
+        record.stages["ptx"] = sourcemap.map_ptx(product, span)
+        record.resources = {"shared_dynamic": metadata.get("shared", 0),
+                            "num_warps": options.num_warps}
+    elif stage == "cubin":
+        from .resources import summarize
+        record.resources.update(summarize(backend.ptxas_info, metadata.get("shared", 0),
+                                          options.num_warps, backend.capability))
+        t0 = time.perf_counter()
+        sass = _sass(product, span)
+        if sass is not None:
+            record.stages["sass"] = sass
+            clock.stage("sass", t0)
 
 
 def _sass(cubin: bytes, span: SourceSpan) -> Optional[Mapped]:
@@ -196,25 +232,32 @@ def _sass(cubin: bytes, span: SourceSpan) -> Optional[Mapped]:
     return None
 
 
-def _run_pipeline(module, pipeline: str, stage: str, record: KernelRecord) -> None:
-    """Run a pipeline one pass at a time; keep each pass's time and, when it changed the
-    IR, a diff of the printed module."""
-    from ...ir.printer import print_module
-    from ...passes import PassManager
-    passes = PassManager(pipeline).passes
-    before = print_module(module)
-    for p in passes:
+class _PassWatch:
+    """Sees each pass of a stage's pipelines as the backend runs them (a pass observer):
+    keeps its time and, when it changed the IR, a diff of the printed module. `own_ms` is
+    the printing and diffing, which is the page's time, not the compiler's."""
+
+    def __init__(self, record: KernelRecord):
+        self.record = record
+        self.stage, self.before, self.own_ms = "", None, 0.0
+
+    def begin(self, stage: str, product) -> None:
+        from ...ir.core import Operation
+        from ...ir.printer import print_module
+        self.stage, self.own_ms = stage, 0.0
+        self.before = print_module(product) if isinstance(product, Operation) else None
+
+    def __call__(self, label: str, module, ms: float) -> None:
+        from ...ir.printer import print_module
         t0 = time.perf_counter()
-        PassManager([p], reproducer=False, dump=False, timing=False).run(module)
-        ms = (time.perf_counter() - t0) * 1e3
-        record.stage_ms[stage] = record.stage_ms.get(stage, 0.0) + ms
         after = print_module(module)
-        run = PassRun(stage, p.pipeline_text(), ms)
-        if after != before:
-            diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(),
+        run = PassRun(self.stage, label, ms)
+        if self.before is not None and after != self.before:
+            diff = list(difflib.unified_diff(self.before.splitlines(), after.splitlines(),
                                              "before", "after", n=2, lineterm=""))
             run.diff = "\n".join(diff[2:])
             run.added = sum(1 for d in diff[2:] if d.startswith("+"))
             run.removed = sum(1 for d in diff[2:] if d.startswith("-"))
-        record.passes.append(run)
-        before = after
+        self.record.passes.append(run)
+        self.before = after
+        self.own_ms += (time.perf_counter() - t0) * 1e3

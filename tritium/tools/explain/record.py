@@ -1,7 +1,7 @@
 """Run a user's script with tritium and note every specialisation it compiles.
 
-The backends' `compile` is wrapped for the duration of the run, so whatever path a launch
-takes (binder, autotuner, warmup) is seen. When the target is an NVIDIA arch and there is no
+The compiler driver's listener (`knobs.compilation.listener`) is set for the duration of
+the run, so whatever path a launch takes (binder, autotuner, warmup) is seen. When the target is an NVIDIA arch and there is no
 GPU, launches run on the CPU backend until the wanted kernel is first compiled; that
 specialisation is recorded and the script is stopped there, so nothing of it runs.
 """
@@ -41,49 +41,46 @@ class Recording:
 
 
 def _option_dict(options) -> Dict[str, Any]:
+    """The options the page shows, from a backend's options object or a kernel's metadata."""
     from .capture import OPTION_NAMES
+    if isinstance(options, dict):
+        return {k: options[k] for k in OPTION_NAMES if k in options}
     return {k: getattr(options, k) for k in OPTION_NAMES if hasattr(options, k)}
-
-
-def _backend_classes():
-    from ...backends.cpu.backend import CPUBackend
-    classes = [CPUBackend]
-    try:
-        from ...backends.nvidia.backend import CUDABackend
-        classes.append(CUDABackend)
-    except ImportError:
-        pass
-    return classes
 
 
 @contextlib.contextmanager
 def recording(kernel: Optional[str] = None, stop_at_first: bool = False):
-    """Within the block, every backend compile is noted in the yielded Recording. With
-    `stop_at_first`, the first compile of `kernel` (any kernel when None) stops the run."""
+    """Within the block, every compile of a `@jit` function is noted in the yielded
+    Recording (through the compiler driver's `knobs.compilation.listener`, which runs
+    after each compile). With `stop_at_first`, the first compile of `kernel` (any kernel
+    when None) stops the run before that kernel is launched."""
+    from ...runtime import knobs
     rec = Recording()
     seen = set()
-    saved = []
-    for cls in _backend_classes():
-        original = cls.__dict__["compile"]
-        saved.append((cls, original))
+    previous = knobs.compilation.listener
 
-        def wrapped(self, fn, specialization, options, _original=original):
-            key = (id(fn), str(specialization), str(options))
-            wanted = kernel is None or fn.__name__ == kernel
-            if key not in seen and (wanted or not stop_at_first):
-                seen.add(key)
-                rec.compiled.append(Compiled(fn, specialization, _option_dict(options)))
-                if stop_at_first and wanted:
-                    rec.stopped = True
-                    raise _Stop()
-            return _original(self, fn, specialization, options)
+    def listener(*, src, metadata, metadata_group, times, cache_hit):
+        if previous is not None:
+            previous(src=src, metadata=metadata, metadata_group=metadata_group, times=times,
+                     cache_hit=cache_hit)
+        fn = getattr(src, "fn", None)
+        if fn is None:  # an IR file compiled by the script: no Python source to show
+            return
+        spec, options = src.specialization(), _option_dict(metadata)
+        key = (id(fn), str(spec), str(options))
+        wanted = kernel is None or fn.__name__ == kernel
+        if key not in seen and (wanted or not stop_at_first):
+            seen.add(key)
+            rec.compiled.append(Compiled(fn, spec, options))
+            if stop_at_first and wanted:
+                rec.stopped = True
+                raise _Stop()
 
-        cls.compile = wrapped
+    knobs.compilation.listener = listener
     try:
         yield rec
     finally:
-        for cls, original in saved:
-            cls.compile = original
+        knobs.compilation.listener = previous
 
 
 @contextlib.contextmanager

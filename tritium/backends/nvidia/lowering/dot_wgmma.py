@@ -170,17 +170,34 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
     ret = "{" + ", ".join([lt] * per) + "}"
     e = ctx.e
     K = a.type.dims[1]
+    steps = list(range(0, K, instr_k))
+    chunk = len(steps)
+    limit = int(op.attr("maxNumImpreciseAcc", 0) or 0)
+    if kind in ("e4m3", "e5m2") and limit <= K:
+        # fp8: sum `limit` K elements in the tensor cores, then add that partial sum into
+        # the fp32 accumulator (upstream's max_num_imprecise_acc).
+        chunk = max(1, limit // instr_k)
     e.asm("void", "wgmma.fence.sync.aligned;", "", [], side_effects=True)
     for j in range(len(acc) // per):
         m0, n0 = (ll.apply({REG: j * per})[d] for d in ("dim0", "dim1"))
         regs = acc[j * per:(j + 1) * per]
-        for k0 in range(0, K, instr_k):
-            da = opa.descriptor((m0, k0))
-            db = opb.descriptor((k0, n0))
-            a_args = [("i32", x) for x in da] if a_in_regs else [("i64", da)]
-            args = [(lt, r) for r in regs] + a_args + [("i64", db), ("i32", "1")]
-            res = e.asm(ret, text, cons, args, side_effects=True)
-            regs = [e.extract(ret, res, i) for i in range(per)]
+        partial = chunk < len(steps)
+        for c0 in range(0, len(steps), chunk):
+            cur = ["0x0000000000000000"] * per if partial else regs
+            for i, k0 in enumerate(steps[c0:c0 + chunk]):
+                da = opa.descriptor((m0, k0))
+                db = opb.descriptor((k0, n0))
+                a_args = [("i32", x) for x in da] if a_in_regs else [("i64", da)]
+                scale_d = "0" if partial and i == 0 else "1"
+                args = [(lt, r) for r in cur] + a_args + [("i64", db), ("i32", scale_d)]
+                res = e.asm(ret, text, cons, args, side_effects=True)
+                cur = [e.extract(ret, res, t) for t in range(per)]
+            if partial:
+                e.asm("void", "wgmma.commit_group.sync.aligned;", "", [], side_effects=True)
+                cur = wgmma_wait(ctx, cur, lt, 0)
+                regs = [e.bin("fadd", lt, r, p) for r, p in zip(regs, cur)]
+            else:
+                regs = cur
         acc[j * per:(j + 1) * per] = regs
     e.asm("void", "wgmma.commit_group.sync.aligned;", "", [], side_effects=True)
     if not op.attr("isAsync", False):
