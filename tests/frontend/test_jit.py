@@ -187,6 +187,16 @@ def test_unknown_keyword_is_rejected():
         copy_kernel[(1,)](x, x, 16, BLOCK=16, FOO=3)
 
 
+def test_amd_options_are_ignored_on_the_cpu_backend():
+    # Upstream's tutorial 03 passes waves_per_eu in its HIP configs; the interpreter drops it.
+    x = np.random.default_rng(0).standard_normal(37).astype(np.float32)
+    y = np.zeros(37, np.float32)
+    copy_kernel[(3,)](x, y, 37, BLOCK=16, waves_per_eu=2, matrix_instr_nonkdim=16)
+    np.testing.assert_array_equal(y, x)
+    with pytest.raises(KeyError, match="Keyword argument FOO was specified"):
+        copy_kernel[(3,)](x, y, 37, BLOCK=16, waves_per_eu=2, FOO=1)
+
+
 def test_bad_argument_type_names_it():
     with pytest.raises(TypeError, match="unsupported argument type"):
         store_scalar[(1,)](np.zeros(4, np.float32), object())
