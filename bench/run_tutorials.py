@@ -84,7 +84,7 @@ def classify(output: str, rc: int):
 
 def run_one(path: str, device: str, quick: bool, timeout: float, log_dir: str):
     name = os.path.basename(path)
-    cmd = [sys.executable, SHIM] + (["--quick"] if quick else []) + [path]
+    cmd = [sys.executable, SHIM, "--device", device] + (["--quick"] if quick else []) + [path]
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="tutorial-") as cwd:   # save_path='.' lands here
         try:

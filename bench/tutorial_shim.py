@@ -97,6 +97,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="shrink the benchmark sweeps")
     ap.add_argument("--points", type=int, default=1, help="x values kept per Benchmark in --quick")
+    ap.add_argument("--device", choices=("cpu", "cuda"), default="cuda")
     ap.add_argument("tutorial")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     opts = ap.parse_args(argv)
@@ -106,6 +107,12 @@ def main(argv=None) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")   # show_plots=True must not need a display
     import tritium.compat
     tritium.compat.install()
+    if opts.device == "cpu":
+        import torch
+        if not hasattr(torch.cpu, "set_stream"):
+            # Tutorial 02's benchmark calls getattr(torch, DEVICE.type).set_stream(...); torch
+            # has no such call for the CPU, whose work runs on the calling thread anyway.
+            torch.cpu.set_stream = lambda stream: None
     if opts.quick:
         import triton.testing
         _shrink_benchmarks(triton.testing, opts.points)
