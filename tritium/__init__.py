@@ -14,22 +14,33 @@ from .frontend.jit import JITFunction, jit  # noqa: E402
 from .compiler.errors import CompilationError  # noqa: E402
 from .frontend import autotuner as _autotuner  # noqa: E402
 from .frontend.autotuner import Config, autotune, heuristics  # noqa: E402
-from . import language  # noqa: E402
+from .runtime.allocation import set_allocator  # noqa: E402
+from .runtime.interface import KernelInterface  # noqa: E402
+from .tensor_wrapper import TensorWrapper, reinterpret  # noqa: E402
+from . import knobs  # noqa: E402
 from . import runtime as _runtime  # noqa: E402
+from .frontend.jit import MockTensor  # noqa: E402
 
-# `triton.runtime` also names the JIT and the autotuner; they are the frontend's, so they
-# are added here rather than imported by the runtime package (which the frontend imports).
-_runtime.JITFunction = JITFunction
+# `triton.runtime` also names the JIT, the autotuner and `reinterpret`; they are the
+# frontend's (or need the language), so they are added here rather than imported by the
+# runtime package (which the frontend imports).
+_runtime.JITFunction, _runtime.MockTensor = JITFunction, MockTensor
+_runtime.TensorWrapper, _runtime.reinterpret = TensorWrapper, reinterpret
 _runtime.autotuner = _autotuner
-for _name in ("KernelInterface", "Autotuner", "Config", "Heuristics", "autotune", "heuristics"):
+for _name in ("Autotuner", "Config", "Heuristics", "autotune", "heuristics"):
     setattr(_runtime, _name, getattr(_autotuner, _name))
 del _name
+from . import language  # noqa: E402
+from .language.builtins import constexpr_function  # noqa: E402
+from .language.core import must_use_result  # noqa: E402
 
 
+@constexpr_function
 def cdiv(x: int, y: int) -> int:
     return (x + y - 1) // y
 
 
+@constexpr_function
 def next_power_of_2(n: int) -> int:
     """Smallest power of two >= n (1 for n <= 1)."""
     n = int(n)
@@ -41,23 +52,20 @@ def next_power_of_2(n: int) -> int:
 def __getattr__(name):
     # Heavier submodules load on first use so `import tritium` stays quick.
     import importlib
-    if name in ("testing", "compat", "runtime", "compiler", "tools", "backends", "passes", "ir"):
+    if name in ("testing", "compat", "runtime", "compiler", "tools", "backends", "passes", "ir",
+                "errors", "_internal_testing"):
         return importlib.import_module(f".{name}", __name__)
     if name == "compile":
         from .compiler import compile
         return compile
-    if name == "set_allocator":
-        from .runtime.allocation import set_allocator
-        return set_allocator
     if name in ("OutOfResources", "TritonError", "InterpreterError"):
         from .runtime import errors
         return getattr(errors, name)
-    if name == "MockTensor":
-        from .frontend.jit import _MockTensor
-        return _MockTensor
     raise AttributeError(f"module 'tritium' has no attribute {name!r}")
 
 
 __all__ = ["jit", "JITFunction", "CompilationError", "Config", "autotune", "heuristics",
-           "cdiv", "next_power_of_2", "language", "testing", "compat", "set_allocator",
-           "__version__"]
+           "cdiv", "next_power_of_2", "language", "testing", "compat", "__version__", "knobs",
+           "KernelInterface", "TensorWrapper", "reinterpret", "constexpr_function",
+           "must_use_result", "MockTensor", "OutOfResources", "TritonError", "InterpreterError",
+           "runtime", "tools", "set_allocator"]

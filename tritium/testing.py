@@ -14,7 +14,12 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional
 
-__all__ = ["do_bench", "do_bench_cudagraph", "assert_close", "Benchmark", "Mark", "perf_report"]
+__all__ = ["do_bench", "do_bench_cudagraph", "assert_close", "Benchmark", "Mark", "perf_report",
+           "nvsmi", "get_dram_gbps", "get_max_tensorcore_tflops", "get_max_simd_tflops",
+           "set_gpu_clock"]
+
+from .testing_gpu import (get_dram_gbps, get_max_simd_tflops,  # noqa: E402
+                          get_max_tensorcore_tflops, nvsmi, set_gpu_clock)
 
 _RETURN_MODES = ("min", "max", "mean", "median", "all")
 _FLUSH_BYTES = 256 * 1024 * 1024   # larger than any GPU's L2, so each rep starts cold

@@ -75,8 +75,13 @@ def test_set_allocator_registry():
 
 
 def test_compat_exposes_tools_module():
-    from tritium.compat import ALIASES
-    assert ALIASES["triton.tools.tensor_descriptor"] == "tritium.tools.tensor_descriptor"
     import importlib
-    assert importlib.import_module(ALIASES["triton.tools.tensor_descriptor"]).TensorDescriptor \
-        is TensorDescriptor
+    import tritium.compat
+    assert tritium.compat.target_name("triton.tools.tensor_descriptor") == \
+        "tritium.tools.tensor_descriptor"
+    tritium.compat.install()
+    try:
+        assert importlib.import_module("triton.tools.tensor_descriptor").TensorDescriptor \
+            is TensorDescriptor
+    finally:
+        tritium.compat.uninstall()

@@ -20,7 +20,8 @@ TL = {"float16": tl.float16, "bfloat16": tl.bfloat16, "float32": tl.float32, "in
 # relative Frobenius error allowed, by operand type (inputs are rounded to the operand
 # type before the reference is computed, so this measures accumulation only)
 TOL = {"float16": 1e-3, "bfloat16": 1e-3, "float32-tf32": 2e-3, "float32-ieee": 1e-5,
-       "float8_e4m3fn": 1e-3, "float8_e5m2": 1e-3, "int8": 0, "float64": 1e-12}
+       "float8_e4m3fn": 1e-3, "float8_e5m2": 1e-3, "int8": 0, "float64": 1e-12,
+       "float16-acc": 5e-3}
 
 
 def _inputs(dt, M, N, K, trans_b, gen):
@@ -53,8 +54,10 @@ def run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, M, N, K, has_c, seed
     return d, ref
 
 
-def check(d, ref, dt, prec, out):
+def check(d, ref, dt, prec, out, acc="float32"):
     key = f"{dt}-{prec}" if dt == "float32" else dt
+    if acc == "float16":
+        key = "float16-acc"
     got = d.double()
     assert not torch.isnan(got).any(), "unwritten or NaN outputs"
     if dt == "int8":
@@ -83,7 +86,11 @@ WGMMA_CASES = [
 FMA_CASES = [
     ("float32", "float32", "float32", "ieee", 32, 32, 16, 4, False),
     ("float64", "float64", "float64", "ieee", 16, 16, 16, 4, False),
+]
+F16_ACC_CASES = [  # fp16 accumulation on the tensor cores (out_dtype=tl.float16)
     ("float16", "float16", "float16", "tf32", 32, 32, 32, 2, False),
+    ("float16", "float16", "float16", "tf32", 128, 64, 32, 4, True),
+    ("float16", "float16", "float32", "tf32", 64, 128, 64, 4, False),
 ]
 MMA_V2_CASES = [
     ("float16", "float32", "float16", "tf32", 16, 16, 16, 4, True),
@@ -96,7 +103,7 @@ MMA_V2_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", WGMMA_CASES + FMA_CASES + MMA_V2_CASES, ids=lambda c: "-".join(map(str, c)))
+@pytest.mark.parametrize("case", WGMMA_CASES + FMA_CASES + MMA_V2_CASES + F16_ACC_CASES, ids=lambda c: "-".join(map(str, c)))
 @pytest.mark.parametrize("shape", ["exact", "ragged"])
 @pytest.mark.parametrize("has_c", [False, True])
 def test_dot_matches_torch(case, shape, has_c):
@@ -104,7 +111,7 @@ def test_dot_matches_torch(case, shape, has_c):
     M, N, K = (2 * BM, 2 * BN, 4 * BK) if shape == "exact" else (2 * BM - 3, BN + 5, 3 * BK - 7)
     seed = int.from_bytes(os.urandom(4), "little")
     d, ref = run_dot(dt, acc, out, prec, BM, BN, BK, warps, trans_b, M, N, K, has_c, seed)
-    check(d, ref, dt, prec, out)
+    check(d, ref, dt, prec, out, acc)
 
 
 @pytest.mark.parametrize("stages", [1, 2, 3, 4, 5])
@@ -147,19 +154,24 @@ def test_batched_dot(dt, acc, shape, warps):
         assert err < (2e-3 if dt == "float32" else 1e-3 if dt == "float16" else 1e-12), err
 
 
-@pytest.mark.parametrize("limit", [None, 32, 64])
+@pytest.mark.parametrize("limit", [32, 64])
 def test_fp8_max_num_imprecise_acc(limit):
     """fp8 dots with max_num_imprecise_acc: partial sums of `limit` K elements added into an
-    fp32 accumulator; the result matches the float64 product of the fp8 inputs."""
+    fp32 accumulator are closer to the float64 product of the fp8 inputs than whole-K sums
+    in the tensor cores' reduced-precision adder (Hopper's default; seen on the H100 with
+    these inputs: 2.1e-4 whole-K, 4.3e-5 with 32, 7.5e-5 with 64)."""
     from dot_kernels import fp8_imprecise_kernel
-    gen = torch.Generator().manual_seed(7 + (limit or 0))
+    gen = torch.Generator().manual_seed(7 + limit)
     M = N = 64
     K = 256
     a = torch.randn((M, K), generator=gen).to(torch.float8_e4m3fn).cuda()
     b = torch.randn((N, K), generator=gen).to(torch.float8_e4m3fn).cuda().T
-    d = torch.full((M, N), float("nan"), device="cuda")
-    fp8_imprecise_kernel[(1,)](a, b, d, *a.stride(), *b.stride(), M=M, N=N, K=K,
-                               LIMIT=limit, num_warps=4)
     ref = a.double() @ b.double()
-    err = ((d.double() - ref).norm() / ref.norm()).item()
-    assert err < 1e-4, err
+    errs = {}
+    for lim in (None, limit):
+        d = torch.full((M, N), float("nan"), device="cuda")
+        fp8_imprecise_kernel[(1,)](a, b, d, *a.stride(), *b.stride(), M=M, N=N, K=K,
+                                   LIMIT=lim, num_warps=4)
+        errs[lim] = ((d.double() - ref).norm() / ref.norm()).item()
+    assert errs[None] < 2e-3, errs
+    assert errs[limit] < 0.6 * errs[None] and errs[limit] < 1.5e-4, errs

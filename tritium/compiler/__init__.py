@@ -7,12 +7,13 @@ launch). This package imports the backends and the runtime, never the frontend: 
 `ASTSource` reaches the code generator through its `@jit` function.
 """
 from ..backends.compiler import GPUTarget  # noqa: F401
-from .compiler import compile, make_backend, triton_key  # noqa: F401
+from .compiler import LazyDict, compile, make_backend, triton_key  # noqa: F401
 from .errors import (CompilationError, CompileTimeAssertionFailure, IRSourceError,  # noqa: F401
                      StageError, UnsupportedLanguageConstruct)
 from .kernel import AsmDict, CompiledKernel, KernelMetadata  # noqa: F401
 from .source import ASTSource, IRSource  # noqa: F401
 
 __all__ = ["compile", "make_backend", "ASTSource", "IRSource", "CompiledKernel",
-           "KernelMetadata", "GPUTarget", "CompilationError", "CompileTimeAssertionFailure",
-           "UnsupportedLanguageConstruct", "StageError", "IRSourceError"]
+           "KernelMetadata", "LazyDict", "GPUTarget", "CompilationError",
+           "CompileTimeAssertionFailure", "UnsupportedLanguageConstruct", "StageError",
+           "IRSourceError"]

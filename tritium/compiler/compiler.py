@@ -13,7 +13,8 @@ The disk cache (`runtime/cache.py`) holds the stages after the first: the first 
 always runs (for an `ASTSource` it is the frontend plus the TTIR passes, milliseconds),
 and its text, with locations, is the key, together with the options, the target, the
 backend's own hash and tritium's sources. A backend with a single stage (the CPU) is not
-cached on disk.
+cached on disk. With TRITON_REMOTE_CACHE_BACKEND set, a local miss asks the remote tier
+(`runtime/remote_cache.py`) and a fresh entry is pushed there.
 
 After each compile, `knobs.compilation.listener` (when set) is called as upstream's, with
 the source, the metadata, each stage's time and whether the disk cache had the kernel.
@@ -28,7 +29,8 @@ from typing import Any, Dict, Optional
 
 from ..backends.compiler import BaseBackend, GPUTarget
 from ..runtime import cache as disk_cache
-from ..runtime import knobs
+from ..runtime import knobs, remote_cache
+from ..runtime.launch_hooks import LazyDict  # noqa: F401  (upstream's home of the name)
 from ..errors import TritonError
 from .errors import StageError
 from .kernel import CompiledKernel
@@ -46,10 +48,7 @@ def make_backend(target: GPUTarget) -> BaseBackend:
     return backend
 
 
-def triton_key() -> str:
-    """Upstream's key of the compiler itself (version and sources), e.g. for torch's caches."""
-    from .._version import __version__
-    return f"{__version__}-{disk_cache.tritium_key()}"
+triton_key = disk_cache.triton_key  # upstream's name here: the compiler's own key
 
 
 def _parse(backend, options):
@@ -162,9 +161,12 @@ class _Compilation:
                                     str(self.target), _backend_hash(self.backend))
         metadata["hash"] = key
         cache = disk_cache.FileCache(key)
-        dump, override = knobs.kernel_dump(), knobs._flag("TRITON_KERNEL_OVERRIDE")
+        dump, override = knobs.kernel_dump(), knobs.kernel_override()
         all_stages = [src.ext] + self.later
-        hit = None if knobs.always_compile() or override else cache.load(self.fname, all_stages)
+        # The remote tier (TRITON_REMOTE_CACHE_BACKEND) is asked only on a local miss.
+        hit = None if knobs.always_compile() or override else \
+            (cache.load(self.fname, all_stages)
+             or remote_cache.fetch(cache, self.fname, all_stages))
         if hit is not None:
             self.cache_hit = True
             if dump:
@@ -196,6 +198,7 @@ class _Compilation:
         if not override:
             t0 = time.perf_counter()
             metadata = cache.store(self.fname, asm, metadata)
+            remote_cache.push(cache, self.fname, asm, metadata)
             self.store_us = _us_since(t0)
         return CompiledKernel(src, asm, metadata, self.backend, used)
 

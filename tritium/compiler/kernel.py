@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+import tritium.knobs as knobs  # the module: its groups may be replaced at run time
 from ..backends.compiler import GPUTarget
+from ..knobs import _hook_set, hooks_maybe_set, launch_hooks_set
+from ..runtime.launch_hooks import LazyDict
 
 
 class KernelMetadata(dict):
@@ -132,15 +135,16 @@ class CompiledKernel:
         return self._run
 
     def launch_metadata(self, grid, stream, *args):
-        hook = _enter_hook()
-        if hook is None:
+        """What the launch hooks get (a `LazyDict`: the user's `launch_metadata` function
+        runs only if a hook asks), or None when no enter hook is set."""
+        if _enter_hook() is None:
             return None
         self._init_handles()
-        data = {"name": self.name, "function": self.function, "stream": stream}
+        data = LazyDict({"name": self.name, "function": self.function, "stream": stream})
         fn = getattr(self.src, "fn", None)
         user = getattr(fn, "launch_metadata", None)
         if user is not None:
-            data.update(user(grid, self.metadata, dict(zip(fn.arg_names, args))))
+            data.add(user, (grid, self.metadata, dict(zip(fn.arg_names, args))))
         return data
 
     def __getitem__(self, grid):
@@ -158,16 +162,17 @@ class CompiledKernel:
     # -- the JIT's launch path ---------------------------------------------------------
     def _jit_run(self, grid, args) -> None:
         """What `kernel[grid](...)` through `@jit` calls: the launcher's fast entry when it
-        has one (tritium's), else upstream's calling convention (a plugin's launcher)."""
+        has one (tritium's) and no launch hook is set, else upstream's calling convention,
+        which calls the hooks (and is what a plugin's launcher has)."""
         fast = self._fast
-        if fast is not None:
+        if fast is not None and not hooks_maybe_set[0]:
             fast(grid, args, self.function)
             return
         if self._run is None:
             self._init_handles()
-            if self._fast is not None:
-                self._fast(grid, args, self.function)
-                return
+        if self._fast is not None and not launch_hooks_set():
+            self._fast(grid, args, self.function)
+            return
         stream = self._driver.get_current_stream(self._driver.get_current_device())
         meta = self.launch_metadata(grid, stream, *args)
         self._run(grid[0], grid[1], grid[2], stream, self.function, self.packed_metadata, meta,
@@ -178,10 +183,10 @@ class CompiledKernel:
 
 
 def _enter_hook():
-    from ..runtime import knobs
-    return getattr(knobs, "launch_enter_hook", None)
+    hook = knobs.runtime.launch_enter_hook
+    return hook if _hook_set(hook) else None
 
 
 def _exit_hook():
-    from ..runtime import knobs
-    return getattr(knobs, "launch_exit_hook", None)
+    hook = knobs.runtime.launch_exit_hook
+    return hook if _hook_set(hook) else None

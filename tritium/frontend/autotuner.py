@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..errors import AutotunerError, OutOfResources, PTXASError
 from ..runtime import autotune_cache, knobs
+from ..runtime.interface import KernelInterface
 
 
 class Config:
@@ -71,11 +72,6 @@ class Config:
 
     def __eq__(self, other):
         return isinstance(other, Config) and self._identity() == other._identity()
-
-
-class KernelInterface:
-    def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
 
 
 def _config_failures() -> tuple:

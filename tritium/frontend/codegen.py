@@ -304,6 +304,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         pass
 
     def visit_Expr(self, node):
+        node.value._is_unused = True  # a call whose result is dropped (see must_use_result)
         self.visit(node.value)
 
     def visit_AnnAssign(self, node):

@@ -22,6 +22,11 @@ class CallsMixin:
     def visit_Call(self, node):
         from .jit import JITFunction
         fn = _unwrap_if_constexpr(self.visit(node.func))
+        if getattr(node, "_is_unused", False) and getattr(fn, "_must_use_result", False):
+            why = fn._must_use_result
+            raise CompilationError(self.jit_fn.src, node,
+                                   f"The result of {ast.unparse(node.func)} is not being used."
+                                   + (f" {why}" if isinstance(why, str) else ""))
         static = self.STATIC_FUNCTIONS.get(fn) if _hashable(fn) else None
         if static is not None:
             return static(self, node)

@@ -226,7 +226,21 @@ class ControlFlowMixin:
             names.append(name)
         return names
 
+    def _bind_jump_flags(self, node):
+        """Rewrite `break`/`continue` in this loop's body (loop_jumps.py); the flags start
+        False before the loop, as i1 values the loop carries."""
+        from .loop_jumps import rewrite_loop
+        loop, names = rewrite_loop(node)
+        if names is not None:
+            if node.orelse:
+                raise self._unsupported(node, "a loop with `break` or `continue` cannot have an `else`")
+            true, false = self.semantic.to_tensor(True), self.semantic.to_tensor(False)
+            self.lscope.update({names.true: true, names.false: false,
+                                names.brk: false, names.skip: false})
+        return loop
+
     def visit_For(self, node: ast.For):
+        node = self._bind_jump_flags(node)
         if node.orelse:
             raise self._unsupported(node, "for ... else is not supported")
         if not isinstance(node.iter, ast.Call):
@@ -345,6 +359,7 @@ class ControlFlowMixin:
         return value
 
     def visit_While(self, node: ast.While):
+        node = self._bind_jump_flags(node)
         if node.orelse:
             raise self._unsupported(node, "while ... else is not supported")
         liveins = dict(self.lscope)
@@ -369,6 +384,8 @@ class ControlFlowMixin:
         for name, v in zip(names, unflatten_values(before.args, init_vals)):
             self.set_value(name, v)
         cond = self.visit(node.test)
+        if isinstance(cond, language.condition):  # hints only: the loop is the same
+            cond = cond.condition
         if not isinstance(cond, tensor):
             cond = self.semantic.to_tensor(bool(_unwrap_if_constexpr(cond)))
         cond = self._cond_to_i1(cond)

@@ -19,6 +19,10 @@ from typing import Any, Callable, Dict, List, Optional
 from ..compiler import ASTSource, compile as compile_source, make_backend
 from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
+from ..runtime import launch_hooks
+from ..runtime.interface import KernelInterface
+from ..tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
+                              type_canonicalisation_dict)
 
 KNOWN_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
                  "launch_cooperative_grid", "launch_pdl", "allowed_dot_input_precisions",
@@ -85,7 +89,7 @@ def _normalize_indices(spec, params, fn_name):
     return out
 
 
-class JITFunction:
+class JITFunction(KernelInterface):
     """A `@jit` function. Upstream's public attributes are kept (`fn`, `src`, `arg_names`,
     `params`, `cache`, `cache_key`, `__name__`)."""
 
@@ -260,7 +264,9 @@ class JITFunction:
         except TypeError:  # an unhashable constexpr value: take the slow path
             fast_key, kernel = None, None
         if kernel is None:
-            kernel = self._lookup_or_compile(backend, device, specialization, extra)
+            kernel = self._lookup_or_compile(backend, device, specialization, extra, warmup)
+            if kernel is None:  # knobs.runtime.jit_cache_hook asked not to compile
+                return None
             if fast_key is not None:
                 self._fast_cache[fast_key] = kernel
         if kernel.used_global_vals:
@@ -270,9 +276,10 @@ class JITFunction:
         kernel._jit_run(check_grid(self._grid_of(grid, bound_args, extra)), bound_args)
         return kernel
 
-    def _lookup_or_compile(self, target_device, device, specialization, extra):
+    def _lookup_or_compile(self, target_device, device, specialization, extra, warmup=False):
         """The compiled kernel for this specialisation and these options: from the
-        in-memory cache, else from the compiler driver (`tritium.compiler.compile`)."""
+        in-memory cache, else from the compiler driver (`tritium.compiler.compile`), with
+        the JIT's compile hooks around it (None when `jit_cache_hook` skips it)."""
         unknown = [k for k in extra if k not in KNOWN_OPTIONS]
         if unknown and target_device.target.backend == "cpu":
             # As upstream's interpreter, which drops every keyword that is no kernel
@@ -293,8 +300,12 @@ class JITFunction:
         if kernel is None:
             self._log_recompile(device, specialization)
             src = ASTSource.from_specialization(self, specialization)
-            kernel = compile_source(src, target=target_device.target, options=options,
-                                    backend=backend)
+            kernel = launch_hooks.compile_with_hooks(
+                lambda: compile_source(src, target=target_device.target, options=options,
+                                       backend=backend),
+                self, specialization, options, key, warmup)
+            if kernel is None:
+                return None
             self.cache[device][key] = kernel
         return kernel
 
@@ -329,13 +340,35 @@ class JITFunction:
 
 
 class _MockTensor:
-    """What `warmup` passes for a `tl.dtype` standing in for a tensor argument."""
+    """What `warmup` passes for a dtype standing in for a tensor argument (upstream's
+    `MockTensor`: a dtype, a shape, row-major strides, address 0)."""
 
-    def __init__(self, dtype):
+    def __init__(self, dtype, shape=None):
         self.dtype = dtype
+        self.shape = list(shape) if shape is not None else [1]
 
-    def data_ptr(self):
+    @staticmethod
+    def wrap_dtype(arg):
+        if type(arg).__module__ == "torch" and type(arg).__name__ == "dtype":
+            return _MockTensor(arg)
+        return arg
+
+    def stride(self):
+        strides = [1]
+        for size in reversed(self.shape[1:]):
+            strides.append(strides[-1] * size)
+        return tuple(reversed(strides))
+
+    @staticmethod
+    def data_ptr():
         return 0
+
+    @staticmethod
+    def ptr_range():
+        return 0
+
+
+MockTensor = _MockTensor
 
 
 def _mock_if_dtype(a):

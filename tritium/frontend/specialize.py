@@ -40,8 +40,8 @@ def dtype_string(dt) -> str:
 
 def _dtype_string_slow(dt) -> str:
     from ..language.dtypes import dtype as tl_dtype
-    if isinstance(dt, tl_dtype):
-        return str(dt)
+    if isinstance(dt, tl_dtype):  # a `reinterpret`ed tensor: "uint32" -> "u32", "fp8e5" as is
+        return DTYPE_NAMES.get(str(dt), str(dt))
     name = str(dt)
     if name.startswith("torch."):
         name = name[6:]

@@ -7,6 +7,7 @@ from .core import (CONSTEXPR_0, _constexpr_to_value, _tensor_member_fn, _unwrap_
                    base_value, builtin, check_bit_width, constexpr, is_builtin, tensor, tuple)
 from .dtypes import (TRITON_MAX_TENSOR_NUMEL, bfloat16, block_type, dtype, float8e4b8,
                      float8e4b15, float8e4nv, float8e5, float8e5b16, float16, float32, float64,
+                     str_to_ty,
                      int1, int8, int16, int32, int64, pi32_t, pointer_type, tuple_type, uint8,
                      uint16, uint32, uint64, void)
 from .builtins import (PropagateNan, _promote_bfloat16_to_float32, _shape_check_impl,
@@ -37,6 +38,8 @@ from . import random
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint,
                      randint4x, randn, randn4x, uint_to_uniform_float)
 from . import extra
+from . import target_info
+from .builtins_misc import condition
 from .semantic import TritonSemantic
 
 __all__ = [
@@ -46,7 +49,7 @@ __all__ = [
     "argmin", "associative_scan", "assume", "atomic_add", "atomic_and", "atomic_cas",
     "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
     "bitonic_merge", "block_type", "broadcast", "broadcast_to", "cat", "cast", "cdiv", "ceil",
-    "clamp", "const", "constexpr", "constexpr_type", "cos", "cumprod", "cumsum", "debug_barrier",
+    "clamp", "condition", "const", "constexpr", "constexpr_type", "cos", "cumprod", "cumsum", "debug_barrier",
     "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp",
     "exp2", "expand_dims", "extra", "fdiv", "flip", "float16", "float32", "float64",
     "float8e4b15", "float8e4nv", "float8e4b8", "float8e5", "float8e5b16", "floor", "fma", "full",
@@ -57,7 +60,7 @@ __all__ = [
     "pointer_type", "program_id", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x",
     "range", "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "slice", "sigmoid", "sin",
     "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print",
-    "static_range", "store", "sum", "swizzle2d", "tensor", "topk", "trans", "tuple",
+    "static_range", "store", "sum", "swizzle2d", "target_info", "tensor", "topk", "trans", "tuple",
     "tuple_type", "uint16", "uint32", "uint64", "uint8", "uint_to_uniform_float", "umulhi",
     "view", "void", "where", "xor_sum", "zeros", "zeros_like",
 ]

@@ -49,13 +49,14 @@ class slice:
 
 def constexpr_function(f):
     """Let a plain Python function run at compile time on constexpr arguments inside a
-    kernel; its result comes back as a constexpr."""
+    kernel; its result comes back as a constexpr (called from Python, as is)."""
 
     @functools.wraps(f)
     def wrapper(*args, _semantic=None, **kwargs):
         args = [_unwrap_if_constexpr(a) for a in args]
         kwargs = {k: _unwrap_if_constexpr(v) for k, v in kwargs.items()}
-        return constexpr(f(*args, **kwargs))
+        result = f(*args, **kwargs)
+        return result if _semantic is None else constexpr(result)
 
     wrapper.__triton_builtin__ = True
     return wrapper

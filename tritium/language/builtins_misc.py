@@ -326,6 +326,16 @@ def extern(fn):
 
 
 # ---------------------------------------------------------------------- loop iterators
+class condition:
+    """`while tl.condition(c, disable_licm=True):` a while loop's condition with hints for
+    the compiler (the loop runs exactly as `while c:`)."""
+
+    def __init__(self, arg1, disable_licm=False):
+        self.condition = arg1
+        self.disable_licm = disable_licm
+
+
+
 class static_range:
     """`for i in tl.static_range(...)`: a loop the compiler unrolls; bounds are constexprs."""
 
@@ -354,7 +364,8 @@ class range:
     stages, unroll factor, accumulator buffering, loop flattening, warp specialization)."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
-                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False,
+                 disable_licm=False):
         self.step = constexpr(1) if step is None else step
         if arg2 is None:
             self.start, self.end = constexpr(0), arg1
@@ -365,6 +376,7 @@ class range:
         self.disallow_acc_multi_buffer = disallow_acc_multi_buffer
         self.flatten = flatten
         self.warp_specialize = warp_specialize
+        self.disable_licm = disable_licm
 
     def __iter__(self):
         raise RuntimeError("tl.range can only be used in @triton.jit'd functions")

@@ -29,6 +29,15 @@ def builtin(fn: T) -> T:
     return wrapper
 
 
+def must_use_result(x, s=True):
+    """Mark a function (builtin or @jit) whose result a kernel must not drop: a call used as a
+    bare statement is a compile error. `@must_use_result("why")` adds `why` to the message."""
+    if isinstance(x, str):
+        return lambda fn: must_use_result(fn, x)
+    x._must_use_result = s
+    return x
+
+
 def is_builtin(fn) -> bool:
     return getattr(fn, TRITON_BUILTIN, False)
 

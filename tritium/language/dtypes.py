@@ -307,8 +307,9 @@ _SIG_SCALARS = {
 }
 
 
-def str_to_ty(name: str) -> dtype:
-    """`"*fp32"` → pointer_type(float32); `"*kfp16"` → const pointer; `"i32"` → int32."""
+def str_to_ty(name: str, c=None) -> dtype:
+    """`"*fp32"` → pointer_type(float32); `"*kfp16"` → const pointer; `"i32"` → int32.
+    (`c` is upstream's second parameter, for tensor descriptors; unused here.)"""
     if name.startswith("*"):
         rest = name[1:]
         const = rest.startswith("k")

@@ -105,7 +105,8 @@ class ReduceMixin:
     def default_input_precision(self, allow_tf32=None) -> str:
         """What `tl.dot` uses when the caller names no precision: `TRITON_F32_DEFAULT`, else
         tf32 when the target allows it and `allow_tf32` does not forbid it."""
-        env = os.environ.get("TRITON_F32_DEFAULT")
+        from ..runtime import knobs
+        env = knobs.fp32_default()
         if env:
             return env
         supports_tf32 = "tf32" in self._opt("allowed_dot_input_precisions")

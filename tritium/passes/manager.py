@@ -341,7 +341,8 @@ class PassManager:
     def _dump_enabled(self, module: Operation) -> bool:
         setting = self.dump
         if setting is None:
-            setting = os.environ.get("MLIR_ENABLE_DUMP", "")
+            from ..runtime import knobs
+            setting = knobs.mlir_dump() or ""
         if setting is True or setting in ("1", "true", "True", "ON", "on"):
             return True
         if not setting or setting in ("0", "false", "False", "off", "OFF"):
@@ -351,8 +352,8 @@ class PassManager:
     def _timing_enabled(self) -> bool:
         if self.timing is not None:
             return self.timing
-        return any(os.environ.get(k, "") not in ("", "0", "false", "False")
-                   for k in ("MLIR_ENABLE_TIMING", "TRITON_ENABLE_TIMING"))
+        from ..runtime import knobs
+        return knobs.mlir_timing()
 
     def _write_repro(self, text: str, remaining: Sequence[Pass]) -> Optional[str]:
         if not self.reproducer:

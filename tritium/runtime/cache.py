@@ -28,7 +28,11 @@ import shutil
 import uuid
 from typing import Dict, Optional
 
-from . import knobs
+from . import knobs, remote_cache
+from .cache_managers import (CacheManager, FileCacheManager,  # noqa: F401 (upstream's names)
+                             RedisRemoteCacheBackend, RemoteCacheBackend, RemoteCacheManager,
+                             get_cache_manager, get_dump_manager, get_override_manager,
+                             make_so_cache_key)
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")  # the NVIDIA backend's, the default
 BINARY_STAGES = ("cubin", "hsaco", "bin", "so")
@@ -53,6 +57,20 @@ def tritium_key() -> str:
                     h.update(os.path.relpath(path, root).encode() + b"\0")
                     h.update(fh.read())
     return h.hexdigest()
+
+
+def triton_key() -> str:
+    """Upstream's name: what identifies this compiler build (version and sources)."""
+    from .._version import __version__
+    return f"{__version__}-{tritium_key()}"
+
+
+def _base64(key: str) -> str:
+    return base64.urlsafe_b64encode(bytes.fromhex(key)).decode("utf-8").rstrip("=")
+
+
+def _base32(key: str) -> str:
+    return dir_name(key)
 
 
 def kernel_key(ttir_text: str, options, target: str, backend_hash: str = "") -> str:
@@ -101,22 +119,40 @@ class FileCache:
         if not os.path.isdir(self.path):
             return None
         try:
-            group = json.loads(self._read(f"__grp__{name}.json"))["child_paths"]
-            meta = json.loads(self._read(f"{name}.json"))
-            hashes = meta["file_hashes"]
-            if f"{name}.json" not in group or meta["hash"] != self.key \
-                    or sorted(hashes) != sorted(stages):
-                raise ValueError("incomplete metadata")
-            asm = {}
-            for stage in stages:
-                data = self._read(f"{name}.{stage}")
-                if _sha(data) != hashes[stage]:
-                    raise ValueError(f"{stage} does not match its recorded hash")
-                asm[stage] = data if stage in BINARY_STAGES else data.decode("utf-8")
-            return {"metadata": meta, "asm": asm}
+            return self.verify(name, self._read, stages)
         except (OSError, ValueError, KeyError, TypeError):  # JSON and UTF-8 errors are ValueErrors
             self._discard()
             return None
+
+    def verify(self, name: str, read, stages=STAGES) -> Dict:
+        """The entry `read(file name) -> bytes` gives, checked against its recorded hashes;
+        raises (ValueError, KeyError, OSError, TypeError) for anything damaged or missing."""
+        group = json.loads(read(f"__grp__{name}.json"))["child_paths"]
+        meta = json.loads(read(f"{name}.json"))
+        hashes = meta["file_hashes"]
+        if f"{name}.json" not in group or meta["hash"] != self.key \
+                or sorted(hashes) != sorted(stages):
+            raise ValueError("incomplete metadata")
+        asm = {}
+        for stage in stages:
+            data = read(f"{name}.{stage}")
+            if _sha(data) != hashes[stage]:
+                raise ValueError(f"{stage} does not match its recorded hash")
+            asm[stage] = data if stage in BINARY_STAGES else data.decode("utf-8")
+        return {"metadata": meta, "asm": asm}
+
+    @staticmethod
+    def file_names(name: str, stages=STAGES):
+        return [f"{name}.{s}" for s in stages] + [f"{name}.json", f"__grp__{name}.json"]
+
+    def entry_files(self, name: str, asm: Dict, metadata: Dict):
+        """(metadata with the stage hashes, {file name: bytes}) of an entry."""
+        meta = dict(metadata, hash=self.key, file_hashes={s: _sha(asm[s]) for s in asm})
+        files = {f"{name}.{s}": _bytes(asm[s]) for s in asm}
+        files[f"{name}.json"] = json.dumps(meta, default=str).encode()
+        files[f"__grp__{name}.json"] = json.dumps(
+            {"child_paths": {f: os.path.join(self.path, f) for f in files}}).encode()
+        return meta, files
 
     def _discard(self) -> None:
         # Move it out of the way first: the path is free at once, and no reader sees
@@ -131,11 +167,7 @@ class FileCache:
     def store(self, name: str, asm: Dict, metadata: Dict) -> Dict:
         """Write an entry (best effort: a cache that cannot be written is no error) and
         return its metadata, with the stage hashes added."""
-        meta = dict(metadata, hash=self.key, file_hashes={s: _sha(asm[s]) for s in asm})
-        files = {f"{name}.{s}": _bytes(asm[s]) for s in asm}
-        files[f"{name}.json"] = json.dumps(meta, default=str).encode()
-        files[f"__grp__{name}.json"] = json.dumps(
-            {"child_paths": {f: os.path.join(self.path, f) for f in files}}).encode()
+        meta, files = self.entry_files(name, asm, metadata)
         tmp = os.path.join(self.root, f"tmp.pid_{os.getpid()}_{uuid.uuid4().hex}")
         try:
             os.makedirs(tmp)
@@ -188,7 +220,7 @@ def _dump(key: str, name: str, stage: str, data) -> None:
 
 
 def _override(key: str, name: str, stage: str):
-    root = os.environ.get("TRITON_OVERRIDE_DIR") or os.path.join(knobs.home_dir(), ".triton", "override")
+    root = knobs.override_dir()
     for d in (os.path.join(root, dir_name(key)), root):
         path = os.path.join(d, f"{name}.{stage}")
         if os.path.isfile(path):

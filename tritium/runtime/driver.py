@@ -85,3 +85,9 @@ def driver_for_target(target):
         else:
             raise RuntimeError(f"no registered driver runs code for {target}")
     return drv
+
+
+def __getattr__(name):
+    # `triton.runtime.driver` may be this module or the object (upstream's attribute is the
+    # object; importing the module by name through compat rebinds it): both answer `.active`.
+    return getattr(driver, name)

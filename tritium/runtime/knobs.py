@@ -1,22 +1,26 @@
-"""Environment knobs, read when used (not at import) so tests and users can flip them."""
+"""The knobs the compiler and runtime read, as functions over `tritium.knobs` (the one source
+of truth: Python assignments there and environment variables both count). Read when used,
+not at import, so tests and users can flip them."""
 from __future__ import annotations
 
 import os
 
+import tritium.knobs as _k  # (not `from .. import`: that would import the package, a cycle)
+
 
 def _flag(name: str) -> bool:
-    return os.environ.get(name, "0").lower() in ("1", "true", "on", "yes")
+    return _k.parse_bool(name, os.environ.get(name), False)
 
 
 def interpret() -> bool:
     """TRITON_INTERPRET=1: run kernels on the CPU backend even when a GPU is present."""
-    return _flag("TRITON_INTERPRET")
+    return _k.runtime.interpret
 
 
 def log_recompiles() -> bool:
     """TRITIUM_LOG_RECOMPILES=1 (or TRITON_LOG_RECOMPILES=1): say on stderr which argument's
     specialisation changed each time a kernel compiles again."""
-    return _flag("TRITIUM_LOG_RECOMPILES") or _flag("TRITON_LOG_RECOMPILES")
+    return _flag("TRITIUM_LOG_RECOMPILES") or _k.runtime.log_recompiles
 
 
 def mlir_dump():
@@ -25,79 +29,74 @@ def mlir_dump():
     return None if v in ("0", "") else v
 
 
+def mlir_timing() -> bool:
+    """MLIR_ENABLE_TIMING=1 (or TRITON_ENABLE_TIMING=1): time every pass."""
+    return any(os.environ.get(k, "") not in ("", "0", "false", "False")
+               for k in ("MLIR_ENABLE_TIMING", "TRITON_ENABLE_TIMING"))
+
+
 def kernel_dump() -> bool:
-    return _flag("TRITON_KERNEL_DUMP")
+    return _k.compilation.dump_ir
+
+
+def kernel_override() -> bool:
+    return _k.compilation.override
 
 
 def dump_dir() -> str:
-    return os.environ.get("TRITON_DUMP_DIR") or os.path.join(home_dir(), ".triton", "dump")
+    return _k.cache.dump_dir
+
+
+def override_dir() -> str:
+    return _k.cache.override_dir
 
 
 def cache_dir() -> str:
-    return os.environ.get("TRITON_CACHE_DIR") or os.path.join(home_dir(), ".triton", "cache")
+    return _k.cache.dir
 
 
 def home_dir() -> str:
-    return os.environ.get("TRITON_HOME") or os.path.expanduser("~")
+    return _k.cache.home_dir
 
 
 def always_compile() -> bool:
-    return _flag("TRITON_ALWAYS_COMPILE")
+    return _k.compilation.always_compile
 
 
 def front_end_debugging() -> bool:
-    return _flag("TRITON_FRONT_END_DEBUGGING")
+    return _k.compilation.front_end_debugging
 
 
 def debug() -> bool:
     """TRITON_DEBUG=1: compile kernels with device assertions (and overflow checks) on."""
-    return _flag("TRITON_DEBUG")
+    return _k.runtime.debug
 
 
 def allow_non_constexpr_globals() -> bool:
-    return _flag("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS")
+    return _k.compilation.allow_non_constexpr_globals
+
+
+def fp32_default():
+    return _k.language.fp32_default
 
 
 def autotuning_print() -> bool:
     """TRITON_PRINT_AUTOTUNING=1: print each config tried and the one chosen (to stdout)."""
-    return _flag("TRITON_PRINT_AUTOTUNING")
+    return _k.autotuning.print
 
 
 def autotuning_cache() -> bool:
-    """TRITON_CACHE_AUTOTUNING: keep autotuning results on disk. Upstream's default is off;
-    tritium's is on (=0 turns it off), so a second process does not benchmark again."""
-    return os.environ.get("TRITON_CACHE_AUTOTUNING", "1").lower() in ("1", "true", "on", "yes")
+    """TRITON_CACHE_AUTOTUNING: keep autotuning results on disk (tritium's default: on)."""
+    return _k.autotuning.cache
 
 
 def autotuning_progress():
-    """TRITIUM_AUTOTUNE_PROGRESS=1/0 forces the progress line on stderr on/off; unset (None)
-    shows it only when stderr is a terminal."""
-    v = os.environ.get("TRITIUM_AUTOTUNE_PROGRESS", "")
-    return None if v == "" else v.lower() in ("1", "true", "on", "yes")
+    """TRITIUM_AUTOTUNE_PROGRESS=1/0 forces the progress line on stderr on/off; None: only
+    when stderr is a terminal."""
+    return _k.autotuning.progress
 
 
-class CompileTimes:
-    """What a compilation listener gets as `times`, in microseconds as upstream's:
-    `ir_initialization` (the frontend or the IR file), `lowering_stages` [(stage, us)],
-    `store_results` (the disk cache) and `total`."""
-
-    def __init__(self, ir_initialization: int, lowering_stages, store_results: int):
-        self.ir_initialization = ir_initialization
-        self.lowering_stages = list(lowering_stages)
-        self.store_results = store_results
-
-    @property
-    def total(self) -> int:
-        return self.ir_initialization + sum(us for _, us in self.lowering_stages) + \
-            self.store_results
-
-
-class _CompilationKnobs:
-    """`knobs.compilation.listener`: None, or a callable the compiler driver calls after
-    every `compile` (the JIT's in-memory cache misses) with the keywords `src`,
-    `metadata`, `metadata_group` (None: tritium keeps one cache file per kernel), `times`
-    (CompileTimes) and `cache_hit`. Tools watch compiles through it (`tritium explain`)."""
-    listener = None
-
-
-compilation = _CompilationKnobs()
+def __getattr__(name):
+    # Upstream code reaches the knob groups through modules that imported `knobs`
+    # (`from triton.runtime.cache import knobs; knobs.cache.dir`): answer with tritium.knobs.
+    return getattr(_k, name)

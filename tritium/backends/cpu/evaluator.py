@@ -220,7 +220,7 @@ def _load_op_modules() -> None:
     global _LOADED
     if not _LOADED:
         from . import (ops_arith, ops_math, ops_memory, ops_shape, ops_reduce,  # noqa: F401
-                       ops_dot, ops_control, ops_tensor_ptr)
+                       ops_dot, ops_control, ops_tensor_ptr, ops_inline_asm)
         _LOADED = True
 
 

@@ -16,6 +16,8 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
+from ...tensor_wrapper import TensorWrapper
+
 
 class OutOfBoundsError(Exception):
     """A kernel accessed memory outside every buffer it was given (or misaligned)."""
@@ -48,6 +50,8 @@ def buffer_extent(obj) -> Tuple[int, int, int]:
 
     The extent is the whole allocation behind the object (a torch tensor's untyped storage, a
     numpy view's owning array), so kernels may address any part of it, as on the GPU."""
+    if isinstance(obj, TensorWrapper):  # `reinterpret`: the base's memory, another dtype
+        obj = obj.base
     if isinstance(obj, np.ndarray):
         ptr = obj.__array_interface__["data"][0]
         owner = obj

@@ -199,7 +199,8 @@ def _legacy_kernels(llir: str) -> str:
 def find_libdevice() -> Optional[str]:
     """Path of libdevice.10.bc: TRITON_LIBDEVICE_PATH, the nvidia-nvvm wheel,
     an installed upstream Triton, then CUDA_HOME / CUDA_PATH / /usr/local/cuda."""
-    env = os.environ.get("TRITON_LIBDEVICE_PATH")
+    import tritium.knobs as knobs
+    env = knobs.nvidia.libdevice_path
     if env:
         return env
     from .toolchain import _package_dirs

@@ -103,7 +103,8 @@ def _search(tool: str, env_value: Optional[str]) -> Optional[str]:
 
 def find_tool(tool: str) -> Optional[str]:
     """Absolute path of an NVIDIA tool, or None when it is not installed."""
-    return _search(tool, os.environ.get(_ENV.get(tool, ""), None) or None)
+    import tritium.knobs as knobs
+    return _search(tool, knobs.nvidia_tool_setting(tool) if tool in _ENV else None)
 
 
 def find_ptxas() -> Optional[str]:

@@ -46,7 +46,7 @@ def tensor_core_kind(a: T.Type, b: T.Type, c: T.Type, precision: int) -> Optiona
     ea, eb, ec = _name(a), _name(b), _name(c)
     if ea != eb:
         return None
-    if ea in ("f16", "bf16") and ec == "f32":
+    if ea in ("f16", "bf16") and ec == "f32" or ea == ec == "f16":
         return ea
     if ea == "f32" and ec == "f32" and precision == _TF32:
         return "tf32"

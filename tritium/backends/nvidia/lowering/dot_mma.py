@@ -13,6 +13,7 @@ from typing import Dict, Tuple
 
 from .context import REG, FunctionContext, LoweringError, lowers, ltype
 from .dot_fma import lower_fma
+from .dot_wgmma import pack_halves, unpack_halves
 
 _SHAPES = {"f16": (16, "f32.f16.f16.f32"), "bf16": (16, "f32.bf16.bf16.f32"),
            "tf32": (8, "f32.tf32.tf32.f32"), "s8": (32, "s32.s8.s8.s32"),
@@ -62,6 +63,9 @@ def lower_mma_v2(ctx: FunctionContext, op) -> None:
         origin = co[:rank - 2] + (co[-2] & ~15, co[-1] & ~7)
         tiles.setdefault(origin, []).append(r)
     e = ctx.e
+    half_acc = acc_lt == "half"  # f16 sums: (row, 2t..2t+1) packed in one b32, two per tile
+    if half_acc:
+        types = "f16.f16.f16.f16"
     dcon = "=f" if acc_lt == "float" else "=r"
     for origin, regs in tiles.items():
         batch, m0, n0 = origin[:rank - 2], origin[-2], origin[-1]
@@ -69,18 +73,28 @@ def lower_mma_v2(ctx: FunctionContext, op) -> None:
         idx = {tuple(lc.apply({REG: r}).values())[-2:]: r for r in regs}
         d = [idx[(m0 + dm, n0 + dn)] for dm, dn in order]
         cur = [acc[r] for r in d]
+        if half_acc:
+            cur = pack_halves(ctx, cur)
         for k0 in range(0, K, ik):
             aw = [_pack(ctx, [av[amap[batch + (m0 + dm, k0 + dk + j)]] for j in range(kw)], a_lt)
                   for dm, dk in ((0, 0), (8, 0), (0, 4 * kw), (8, 4 * kw))]
             bw = [_pack(ctx, [bv[bmap[batch + (k0 + dk + j, n0)]] for j in range(kw)], a_lt)
                   for dk in (0, 4 * kw)]
-            text = (f"mma.sync.aligned.m16n8k{ik}.row.col.{types} {{$0, $1, $2, $3}}, "
-                    "{$8, $9, $10, $11}, {$12, $13}, {$4, $5, $6, $7};")
-            cons = ",".join([dcon] * 4 + ["0", "1", "2", "3"] + ["r"] * 6)
-            ret = "{" + ", ".join([acc_lt] * 4) + "}"
-            args = [(acc_lt, x) for x in cur] + [("i32", x) for x in aw + bw]
+            if half_acc:
+                text = (f"mma.sync.aligned.m16n8k{ik}.row.col.{types} {{$0, $1}}, "
+                        "{$4, $5, $6, $7}, {$8, $9}, {$2, $3};")
+                cons = ",".join(["=r"] * 2 + ["0", "1"] + ["r"] * 6)
+                ret, nd, dt = "{i32, i32}", 2, "i32"
+            else:
+                text = (f"mma.sync.aligned.m16n8k{ik}.row.col.{types} {{$0, $1, $2, $3}}, "
+                        "{$8, $9, $10, $11}, {$12, $13}, {$4, $5, $6, $7};")
+                cons = ",".join([dcon] * 4 + ["0", "1", "2", "3"] + ["r"] * 6)
+                ret, nd, dt = "{" + ", ".join([acc_lt] * 4) + "}", 4, acc_lt
+            args = [(dt, x) for x in cur] + [("i32", x) for x in aw + bw]
             res = e.asm(ret, text, cons, args)
-            cur = [e.extract(ret, res, i) for i in range(4)]
+            cur = [e.extract(ret, res, i) for i in range(nd)]
+        if half_acc:
+            cur = unpack_halves(ctx, cur)
         for r, v in zip(d, cur):
             acc[r] = v
     ctx.set(op.results[0], acc)

@@ -162,6 +162,11 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
     opb = _Operand(ctx, b.type, ctx.get(b), 1, wg_bases)
     lt = "float" if kind != "s8" else "i32"
     acc_ty = "f32" if kind != "s8" else "s32"
+    half_acc = d_t.element_type.bitwidth == 16  # f16 sums: two per b32 register
+    if half_acc:
+        acc = pack_halves(ctx, acc)
+        per //= 2
+        lt, acc_ty = "i32", "f16"
     text = _instruction(kind, acc_ty, instr_n, instr_k, int(not opa.k_major),
                         int(not opb.k_major), per, 4 if a_in_regs else 0)
     a_cons = ["r"] * 4 if a_in_regs else ["l"]
@@ -179,7 +184,8 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
         chunk = max(1, limit // instr_k)
     e.asm("void", "wgmma.fence.sync.aligned;", "", [], side_effects=True)
     for j in range(len(acc) // per):
-        m0, n0 = (ll.apply({REG: j * per})[d] for d in ("dim0", "dim1"))
+        first = j * per * (2 if half_acc else 1)  # the layout counts f16 sums one by one
+        m0, n0 = (ll.apply({REG: first})[d] for d in ("dim0", "dim1"))
         regs = acc[j * per:(j + 1) * per]
         partial = chunk < len(steps)
         for c0 in range(0, len(steps), chunk):
@@ -202,14 +208,35 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
     e.asm("void", "wgmma.commit_group.sync.aligned;", "", [], side_effects=True)
     if not op.attr("isAsync", False):
         acc = wgmma_wait(ctx, acc, lt, 0)
+    if half_acc:
+        acc = unpack_halves(ctx, acc)
     ctx.set(op.results[0], acc)
+
+
+def pack_halves(ctx: FunctionContext, vals: List[str]) -> List[str]:
+    """Consecutive pairs of f16 registers (columns 2t, 2t+1 of a fragment) as b32 words."""
+    e = ctx.e
+    return [e.cast("bitcast", "<2 x half>", e.build_vector("half", vals[i:i + 2]), "i32")
+            for i in range(0, len(vals), 2)]
+
+
+def unpack_halves(ctx: FunctionContext, words: List[str]) -> List[str]:
+    e = ctx.e
+    out: List[str] = []
+    for w in words:
+        out.extend(e.split_vector("half", e.cast("bitcast", "i32", w, "<2 x half>"), 2))
+    return out
 
 
 @lowers("ttng.warp_group_dot_wait")
 def _warp_group_dot_wait(ctx: FunctionContext, op) -> None:
     pend = int(op.attr("pendings", 0))
     for v, r in zip(op.operands, op.results):
+        vals = list(ctx.get(v))
+        if v.type.element_type.bitwidth == 16:
+            ctx.set(r, unpack_halves(ctx, wgmma_wait(ctx, pack_halves(ctx, vals), "i32", pend)))
+            continue
         lt = "i32" if str(v.type.element_type).startswith("i") else "float"
-        ctx.set(r, wgmma_wait(ctx, list(ctx.get(v)), lt, pend))
+        ctx.set(r, wgmma_wait(ctx, vals, lt, pend))
     if not op.operands:
         wgmma_wait(ctx, [], "float", pend)

@@ -182,6 +182,18 @@ def _make(name: str, overloads: dict):
 for _name, _overloads in TABLE.items():
     globals()[_name] = _make(_name, _overloads)
 
+FAST_TANHF_ASM = "tanh.approx.f32 $0, $1;"
+
+
+@extern
+def fast_tanhf(arg0, _semantic=None):
+    """tanh by the hardware's approximation (libdevice has no fast tanh: PTX's tanh.approx)."""
+    from ...builtins_misc import inline_asm_elementwise
+    from ...dtypes import float32
+    return inline_asm_elementwise(FAST_TANHF_ASM, "=f,f", [arg0], dtype=float32, is_pure=True,
+                                  pack=1, _semantic=_semantic)
+
+
 isfinite = globals()["finitef"]  # a spelling users reach for; libdevice calls it finitef
 
-__all__ = sorted(TABLE) + ["isfinite"]
+__all__ = sorted(TABLE) + ["isfinite", "fast_tanhf"]
