@@ -11,7 +11,8 @@ that `import triton` is tritium.
 
 PASS means the tutorial ran to the end and its own checks held (its asserts,
 `torch.testing.assert_close`, and no "❌" in what it printed). FAIL gives the exception (or
-the ❌ line) and SKIP the tutorial's own "this device cannot run me" message.
+the ❌ line) and SKIP the tutorial's own "this device cannot run me" message, or a missing third-party package
+(tabulate, flash_attn, ...); a missing `triton.*` module is tritium's gap, so a FAIL.
 
 --device cpu runs on tritium's CPU backend the way TRITON_INTERPRET=1 runs upstream's
 interpreter: TRITON_INTERPRET=1, TRITON_ACTIVE_DRIVER=cpu, and CUDA hidden from torch, so
@@ -36,6 +37,8 @@ DEFAULT_DIR = os.path.join(REPO, ".upstream", "tutorials")
 
 # What upstream's tutorials print when the device cannot run them (then nothing is checked).
 _SKIP_MARKERS = ("⛔", "is not supported on this device", "This example requires")
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+_MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 _ERROR_LINE = re.compile(r"^([\w.]+(Error|Exception|Interrupt)|AssertionError|SystemExit)\b")
 
 
@@ -59,9 +62,10 @@ def _cause(output: str, rc: int) -> str:
     """The line that says why: the exception line of the last traceback, else a ❌ line."""
     lines = [ln.rstrip() for ln in output.splitlines() if ln.strip()]
     if rc != 0:
-        for ln in reversed(lines):
-            if _ERROR_LINE.match(ln.strip()):
-                return ln.strip()
+        for i in range(len(lines) - 1, -1, -1):
+            if _ERROR_LINE.match(lines[i].strip()):
+                bare = ":" not in lines[i]
+                return lines[i].strip() + (_failing_line(lines[:i]) if bare else "")
         return lines[-1].strip() if lines else f"exit status {rc}"
     for ln in lines:
         if "❌" in ln:
@@ -69,10 +73,26 @@ def _cause(output: str, rc: int) -> str:
     return ""
 
 
+def _failing_line(lines) -> str:
+    """' at FILE:LINE: source' of a traceback's innermost frame, for a bare exception
+    (`AssertionError` alone says nothing of which check failed)."""
+    for i in range(len(lines) - 1, -1, -1):
+        m = _FRAME.match(lines[i])
+        if m:
+            src = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            src = "" if _FRAME.match(src) or src.startswith("^") else src
+            return f" at {os.path.basename(m.group(1))}:{m.group(2)}" + (f": {src}" if src else "")
+    return ""
+
+
 def classify(output: str, rc: int):
     """(status, cause) of one finished run."""
     if rc != 0:
-        return "FAIL", _cause(output, rc)
+        cause = _cause(output, rc)
+        missing = _MISSING.match(cause)
+        if missing and missing.group(1).split(".")[0] != "triton":
+            return "SKIP", f"needs the {missing.group(1)!r} package: {cause}"
+        return "FAIL", cause
     if "❌" in output:
         return "FAIL", _cause(output, rc)
     for marker in _SKIP_MARKERS:
@@ -132,14 +152,14 @@ def main(argv=None) -> int:
     ap.add_argument("--dir", default=DEFAULT_DIR, help="folder holding the tutorial copies")
     ap.add_argument("--only", default="", help="comma-separated name prefixes, e.g. 01,03")
     ap.add_argument("--timeout", type=float, default=None,
-                    help="seconds per tutorial (default: 60 on cuda --quick, 300 on cpu, 1800 --full)")
+                    help="seconds per tutorial (default: 120 on cuda --quick, 300 on cpu, 1800 --full)")
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds for the whole run; tutorials not started by then are SKIP "
                          "(default: 330 on cuda --quick, none otherwise)")
     ap.add_argument("--logs", default=None, help="folder for each tutorial's output (default: a temp folder)")
     args = ap.parse_args(argv)
 
-    timeout = args.timeout or (1800 if not args.quick else 60 if args.device == "cuda" else 300)
+    timeout = args.timeout or (1800 if not args.quick else 120 if args.device == "cuda" else 300)
     budget = args.budget if args.budget is not None else (330 if args.device == "cuda" and args.quick else None)
     files = sorted(glob.glob(os.path.join(args.dir, "[0-9][0-9]-*.py")))
     if args.only:
