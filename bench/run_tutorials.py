@@ -121,6 +121,14 @@ def run_one(path: str, device: str, quick: bool, timeout: float, log_dir: str):
     return status, cause, wall
 
 
+def _torch_sees_gpu() -> bool:
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
 def _sources(folder: str):
     path = os.path.join(folder, "SOURCES.txt")
     if os.path.exists(path):
@@ -168,6 +176,9 @@ def main(argv=None) -> int:
     if not files:
         print(f"no tutorials in {args.dir}: fetch upstream's python/tutorials/NN-*.py there first",
               file=sys.stderr)
+        return 2
+    if args.device == "cuda" and not _torch_sees_gpu():
+        print("--device cuda: torch sees no GPU on this machine; use --device cpu", file=sys.stderr)
         return 2
     log_dir = args.logs or tempfile.mkdtemp(prefix="tutorial-logs-")
     os.makedirs(log_dir, exist_ok=True)

@@ -111,3 +111,12 @@ def test_runner_on_stand_in_tutorials(tmp_path, capsys):
     log = (logs / "01-scale.py.log").read_text(encoding="utf-8")
     assert log.count("bench point") == 1          # --quick: one x value of five
     assert "test_scale(n=7) passed" in log        # pytest-style checks are run too
+
+
+def test_cuda_without_a_gpu_says_so(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    (tmp_path / "01-x.py").write_text("print('never run')\n")
+    assert runner.main(["--device", "cuda", "--dir", str(tmp_path)]) == 2
+    assert "--device cuda: torch sees no GPU" in capsys.readouterr().err
