@@ -297,3 +297,41 @@ def test_bool_pointer_roundtrip():
     o = np.zeros(8, np.uint8)
     launch(m, "b", (1,), [x, o])
     np.testing.assert_array_equal(o, (x == 0).astype(np.uint8))
+
+
+def _table_kernel():
+    import tritium
+    import tritium.language as tl
+
+    @tritium.jit
+    def gather_through_table(table_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        # Upstream's grouped GEMM: tensors reached through a table of data_ptr()s.
+        g = tl.program_id(0)
+        src = tl.load(table_ptr + g).to(tl.pointer_type(tl.float16))
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(src + offs, mask=offs < n, other=0.0)
+        tl.store(out_ptr + g * BLOCK + offs, x * 2, mask=offs < n)
+    return gather_through_table
+
+
+def test_pointers_from_integers_reach_live_tensors():
+    torch = pytest.importorskip("torch")
+    kernel = _table_kernel()
+    srcs = [torch.randn(n, dtype=torch.float16) for n in (37, 64, 50)]
+    table = torch.tensor([t.data_ptr() for t in srcs], dtype=torch.int64)
+    out = torch.zeros(3 * 64, dtype=torch.float16)
+    kernel[(3,)](table, out, 37, BLOCK=64)
+    want = torch.zeros(3, 64, dtype=torch.float16)
+    for i, t in enumerate(srcs):
+        want[i, :37] = t[:37] * 2
+    torch.testing.assert_close(out.reshape(3, 64), want, rtol=0, atol=0)
+
+
+def test_pointer_from_an_integer_outside_every_tensor_still_raises():
+    torch = pytest.importorskip("torch")
+    kernel = _table_kernel()
+    live = torch.randn(64, dtype=torch.float16)
+    table = torch.tensor([live.data_ptr(), live.data_ptr() + (1 << 40)], dtype=torch.int64)
+    out = torch.zeros(2 * 64, dtype=torch.float16)
+    with pytest.raises(OutOfBoundsError, match="gather_through_table.*out-of-bounds load"):
+        kernel[(2,)](table, out, 64, BLOCK=64)

@@ -187,6 +187,16 @@ def test_unknown_keyword_is_rejected():
         copy_kernel[(1,)](x, x, 16, BLOCK=16, FOO=3)
 
 
+def test_amd_options_are_ignored_on_the_cpu_backend():
+    # Upstream's tutorial 03 passes waves_per_eu in its HIP configs; the interpreter drops it.
+    x = np.random.default_rng(0).standard_normal(37).astype(np.float32)
+    y = np.zeros(37, np.float32)
+    copy_kernel[(3,)](x, y, 37, BLOCK=16, waves_per_eu=2, matrix_instr_nonkdim=16)
+    np.testing.assert_array_equal(y, x)
+    with pytest.raises(KeyError, match="Keyword argument FOO was specified"):
+        copy_kernel[(3,)](x, y, 37, BLOCK=16, waves_per_eu=2, FOO=1)
+
+
 def test_bad_argument_type_names_it():
     with pytest.raises(TypeError, match="unsupported argument type"):
         store_scalar[(1,)](np.zeros(4, np.float32), object())
@@ -277,3 +287,25 @@ def test_kernel_named_like_binder_internals():
     x = np.zeros(1, np.int32)
     bind[(1,)](x, 5)
     assert x[0] == 5
+
+
+@triton.jit
+def _masked_scale(x, offs: tl.constexpr, limit, SCALE: tl.constexpr):
+    # offs is annotated constexpr but receives a tensor (as in upstream's tutorial 06).
+    return tl.where(offs[:, None] >= limit + offs[None, :] * 0, x * SCALE, 0.0)
+
+
+@triton.jit
+def _tensor_into_constexpr_param(x_ptr, y_ptr, limit, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs[:, None] * BLOCK + tl.arange(0, BLOCK)[None, :])
+    y = _masked_scale(x, offs, limit, 3.0)
+    tl.store(y_ptr + offs[:, None] * BLOCK + tl.arange(0, BLOCK)[None, :], y)
+
+
+def test_tensor_passed_to_a_constexpr_parameter_stays_a_tensor():
+    x = np.random.default_rng(1).standard_normal((32, 16)).astype(np.float32)
+    y = np.zeros_like(x)
+    _tensor_into_constexpr_param[(2,)](x, y, 5, BLOCK=16)
+    rows = np.arange(32)[:, None]
+    np.testing.assert_allclose(y, np.where(rows >= 5, x * 3.0, 0.0), rtol=1e-6)

@@ -89,7 +89,10 @@ class CallsMixin:
                     not any(isinstance(x, tensor) for x in v):
                 # A tuple of compile-time values (e.g. a shape) is itself compile-time.
                 v = constexpr(tuple(_unwrap_if_constexpr(x) for x in v))
-            if isinstance(v, constexpr) or p.is_constexpr:
+            # As upstream, a device function's `tl.constexpr` annotation does not make a
+            # tensor argument compile-time (tutorial 06 passes offs_m/offs_n so).
+            runtime = isinstance(v, (tensor, language.tensor_descriptor_base))
+            if isinstance(v, constexpr) or p.is_constexpr and not runtime:
                 constants[i] = _unwrap_if_constexpr(v)
                 arg_types.append(None)
             elif isinstance(v, tensor):

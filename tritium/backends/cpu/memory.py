@@ -1,4 +1,5 @@
-"""Pointers are real host byte addresses; memory is the set of buffers a launch registered.
+"""Pointers are real host byte addresses; memory is the set of buffers a launch registered
+(plus live torch tensors that integer-made pointers reach, see `adopt_live_tensors`).
 
 Every access is translated from addresses to (buffer, element index) before anything is read
 or written, so a bad pointer raises `OutOfBoundsError` instead of crashing the process, and a
@@ -9,6 +10,8 @@ into buffers.
 from __future__ import annotations
 
 import ctypes
+import gc
+import sys
 from typing import List, Optional, Tuple
 
 import numpy as np
@@ -126,11 +129,12 @@ class Memory:
         self.ends = np.array([b.end for b in self.buffers], np.int64)
 
     # -- translation
-    def locate(self, addrs: np.ndarray, dt: np.dtype, what: str, loc
+    def locate(self, addrs: np.ndarray, dt: np.dtype, what: str, loc, adopt: bool = True
                ) -> List[Tuple[np.ndarray, np.ndarray, Optional[np.ndarray]]]:
         """Translate flat int64 addresses (of active lanes only) to a list of
         (typed view, element indices, lane selection or None for all lanes). Raises before
-        returning if any address is outside every buffer or misaligned."""
+        returning if any address is outside every buffer (and every live tensor, see
+        `adopt_live_tensors`) or misaligned."""
         n = addrs.size
         if n == 0:
             return []
@@ -154,6 +158,8 @@ class Memory:
         safe = np.where(ok, bid, 0)
         ok &= addrs + k <= self.ends[safe] if len(self.ends) else False
         if not np.all(ok):
+            if adopt and self.adopt_live_tensors(addrs[~ok], k):
+                return self.locate(addrs, dt, what, loc, adopt=False)
             self._fail(int(addrs[~ok][0]), k, what, loc)
         if k > 1 and (addrs & (k - 1)).any():
             self._fail(int(addrs[(addrs & (k - 1)) != 0][0]), k, what, loc, misaligned=True)
@@ -163,6 +169,39 @@ class Memory:
             view, base = self.buffers[b].view(dt)
             out.append((view, (addrs[sel] - base) // k, sel))
         return out
+
+    def adopt_live_tensors(self, addrs: np.ndarray, k: int) -> bool:
+        """Register the live torch CPU tensors whose storage holds some of `addrs`.
+
+        A kernel may reach memory that is no argument of it: upstream's grouped GEMM passes a
+        table of `data_ptr()`s and casts the loaded integers to pointers. Upstream's
+        interpreter dereferences such addresses blindly; here they are checked against the
+        tensors the process holds (found through the garbage collector, only when an access
+        misses every registered buffer), so a wild pointer is still an error."""
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return False
+        wanted = np.unique(addrs)
+        tensor_type = torch.Tensor
+        spans = {}
+        for obj in gc.get_objects():
+            if not issubclass(type(obj), tensor_type):   # type(): no proxy __class__ lookups
+                continue
+            try:
+                if obj.device.type != "cpu" or obj.is_meta:
+                    continue
+                st = obj.untyped_storage()
+                start, nbytes = st.data_ptr(), st.nbytes()
+            except Exception:   # sparse, meta or otherwise storage-less tensors
+                continue
+            if nbytes and (start, nbytes) not in spans:
+                lo = int(np.searchsorted(wanted, start))
+                if lo < wanted.size and wanted[lo] + k <= start + nbytes:
+                    spans[(start, nbytes)] = obj
+        for (start, nbytes), obj in spans.items():
+            self._keep.append(obj)
+            self.register_range(start, nbytes, "a tensor reached through an integer address")
+        return bool(spans)
 
     def _fail(self, addr: int, k: int, what: str, loc, misaligned: bool = False):
         where = f"{getattr(loc, 'file', '<unknown>')}:{getattr(loc, 'line', 0)}"
