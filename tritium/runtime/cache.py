@@ -74,9 +74,11 @@ def _sha(data) -> str:
 
 
 class FileCache:
-    def __init__(self, key: str, root: Optional[str] = None):
+    def __init__(self, key: str, root: Optional[str] = None, stages=STAGES,
+                 binary=("cubin",)):
         self.root = root or knobs.cache_dir()
         self.key = key
+        self.stages, self.binary = tuple(stages), tuple(binary)
         self.path = os.path.join(self.root, dir_name(key))
 
     def _read(self, fname: str) -> bytes:
@@ -92,14 +94,14 @@ class FileCache:
             meta = json.loads(self._read(f"{name}.json"))
             hashes = meta["file_hashes"]
             if f"{name}.json" not in group or meta["hash"] != self.key \
-                    or sorted(hashes) != sorted(STAGES):
+                    or sorted(hashes) != sorted(self.stages):
                 raise ValueError("incomplete metadata")
             asm = {}
-            for stage in STAGES:
+            for stage in self.stages:
                 data = self._read(f"{name}.{stage}")
                 if _sha(data) != hashes[stage]:
                     raise ValueError(f"{stage} does not match its recorded hash")
-                asm[stage] = data if stage == "cubin" else data.decode("utf-8")
+                asm[stage] = data if stage in self.binary else data.decode("utf-8")
             return {"metadata": meta, "asm": asm}
         except (OSError, ValueError, KeyError, TypeError):  # JSON and UTF-8 errors are ValueErrors
             self._discard()
@@ -118,8 +120,9 @@ class FileCache:
     def store(self, name: str, asm: Dict, metadata: Dict) -> Dict:
         """Write an entry (best effort: a cache that cannot be written is no error) and
         return its metadata, with the stage hashes added."""
-        meta = dict(metadata, hash=self.key, file_hashes={s: _sha(asm[s]) for s in STAGES})
-        files = {f"{name}.{s}": _bytes(asm[s]) for s in STAGES}
+        meta = dict(metadata, hash=self.key,
+                    file_hashes={s: _sha(asm[s]) for s in self.stages})
+        files = {f"{name}.{s}": _bytes(asm[s]) for s in self.stages}
         files[f"{name}.json"] = json.dumps(meta, default=str).encode()
         files[f"__grp__{name}.json"] = json.dumps(
             {"child_paths": {f: os.path.join(self.path, f) for f in files}}).encode()

@@ -56,3 +56,21 @@ def debug() -> bool:
 
 def allow_non_constexpr_globals() -> bool:
     return _flag("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS")
+
+
+def cpu_path() -> str:
+    """Which CPU path runs kernels on CPU tensors: 'native' (compiled by LLVM for this
+    machine, the default) or 'evaluator' (the numpy evaluator of TTIR: TRITON_INTERPRET=1 or
+    TRITIUM_CPU_PATH=evaluator)."""
+    if interpret():
+        return "evaluator"
+    v = os.environ.get("TRITIUM_CPU_PATH", "native").lower()
+    return "evaluator" if v in ("evaluator", "eval", "interpret", "numpy") else "native"
+
+
+def cpu_max_threads() -> int:
+    """TRITON_CPU_MAX_THREADS=<n>: cap the threads a compiled CPU kernel runs on (0: all)."""
+    try:
+        return max(0, int(os.environ.get("TRITON_CPU_MAX_THREADS", "0")))
+    except ValueError:
+        return 0

@@ -29,7 +29,7 @@ class CPUOptions:
 class CPUKernel:
     """A compiled specialisation: the TTIR module and how to launch it."""
 
-    def __init__(self, name, module, used_global_vals, options):
+    def __init__(self, name, module, used_global_vals, options, arg_names=None):
         self.name = name
         self.module = module
         self.used_global_vals = used_global_vals
@@ -37,24 +37,62 @@ class CPUKernel:
         self.metadata = {"name": name, "num_warps": options.num_warps,
                          "num_stages": options.num_stages, "shared": 0, "backend": "cpu"}
         self._asm = None
+        self.arg_names = arg_names          # of the runtime (non-constexpr) arguments
+        self._written = None
+        self._native = None                 # NativeKernel, False when unsupported
 
     @property
     def asm(self) -> Dict[str, str]:
         if self._asm is None:
             from ...ir.printer import print_module
             self._asm = {"ttir": print_module(self.module)}
+            nk = self.native()
+            if nk:
+                self._asm["llir"] = nk.llir
+                self._asm["asm"] = nk.host_asm
         return self._asm
 
+    def native(self):
+        """The compiled kernel for this machine, or None when the kernel has an op the
+        compiled path does not lower (it then runs on the evaluator; logged at debug)."""
+        if self._native is None:
+            from .native import Unsupported, compile_native, log
+            from ...ir.printer import print_module
+            try:
+                self._native = compile_native(self.module, self.name, self.options,
+                                              print_module(self.module, debug_info=True))
+            except Unsupported as e:
+                log.debug("kernel '%s' runs on the evaluator: %s", self.name, e)
+                self._native = False
+        return self._native or None
+
     def run(self, grid, bound_args, specialization):
-        from .launch import launch
         args = [a for a, (ty, _) in zip(bound_args, specialization) if ty != "constexpr"]
         if 0 in grid:
             return
+        if self._written is None:
+            from .readonly import written_args
+            from .evaluator import module_plan
+            self._written = written_args(module_plan(self.module).funcs[self.name])
+        if self._written:
+            from .readonly import check_writable
+            check_writable(self.name, self._written, args, self.arg_names)
+        from ...runtime import knobs
+        nk = self.native() if knobs.cpu_path() == "native" else None
         with _host_copies(args) as host_args:
-            launch(self.module, self.name, grid, host_args)
+            if nk is not None:
+                nk.run(_grid3(grid), host_args)
+            else:
+                from .launch import launch
+                launch(self.module, self.name, grid, host_args)
 
     def __getitem__(self, grid):
         raise TypeError("a compiled kernel is launched through its @jit function")
+
+
+def _grid3(grid) -> tuple:
+    from .launch import _norm_grid
+    return _norm_grid(grid)
 
 
 class _host_copies:
@@ -105,7 +143,8 @@ class CPUBackend:
     def compile(self, fn, specialization, options) -> CPUKernel:
         from ...frontend.compiler import make_ttir
         module, used = make_ttir(fn, specialization, options)
-        kernel = CPUKernel(fn.__name__, module, used, options)
+        names = [n for n, (ty, _) in zip(fn.arg_names, specialization) if ty != "constexpr"]
+        kernel = CPUKernel(fn.__name__, module, used, options, names)
         from ...runtime import knobs
         if knobs.kernel_dump():
             from ...ir.printer import print_module

@@ -1,0 +1,134 @@
+"""`math.*`, `tt.precise_*`, `tt.clampf`, `tt.mulhiui`, `tt.fp_to_fp` on the host.
+
+Functions are LLVM intrinsics where LLVM has them (they become instructions or calls into the
+C library, libm-accurate), plain libm calls otherwise. As in the evaluator, f16 is computed in
+float and rounded once, bf16 in float and rounded to bf16.
+"""
+from __future__ import annotations
+
+from ....ir import types as T
+from .arith import call_fintrinsic, rounded
+from .context import Ctx, Unsupported, elem, elementwise, is_bf16, lowers, lty
+
+_INTRINSIC = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt",
+              "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "absf": "fabs",
+              "floor": "floor", "ceil": "ceil", "trunc": "trunc", "round": "round",
+              "roundeven": "roundeven", "asin": "asin", "acos": "acos", "atan": "atan",
+              "sinh": "sinh", "cosh": "cosh", "fma": "fma", "copysign": "copysign",
+              "powf": "pow", "atan2": "atan2", "log10": "log10"}
+_LIBM = {"erf": "erf", "log1p": "log1p", "expm1": "expm1", "cbrt": "cbrt"}
+_COST = {"fabs": 1, "floor": 1, "ceil": 1, "trunc": 1, "round": 1, "roundeven": 1,
+         "sqrt": 2, "fma": 1, "copysign": 1}
+
+
+def _libm(cx: Ctx, name: str, ty: str, args) -> str:
+    sym = name + ("f" if ty == "float" else "")
+    cx.declare(sym, f"declare {ty} @{sym}({', '.join([ty] * len(args))})")
+    return cx.emit(f"call {ty} @{sym}({', '.join(f'{ty} {a}' for a in args)})")
+
+
+def _in_precision(t: T.Type, compute):
+    """Wrap `compute(c, ty, *args)` so f16 runs in float and bf16 is rounded."""
+    ty = lty(t)
+    if ty == "half":
+        def f16(c, *args):
+            wide = [c.emit(f"fpext half {a} to float") for a in args]
+            return c.emit(f"fptrunc float {compute(c, 'float', *wide)} to half")
+        return f16
+    return lambda c, *args: rounded(c, t, compute(c, ty, *args))
+
+
+def _math(name):
+    @lowers(f"math.{name}")
+    def h(cx, op):
+        t = elem(op.results[0].type)
+        if name in _INTRINSIC:
+            fn = _INTRINSIC[name]
+            compute = lambda c, ty, *a: call_fintrinsic(c, fn, ty, *a)  # noqa: E731
+        else:
+            compute = lambda c, ty, *a: _libm(c, _LIBM[name], ty, a)  # noqa: E731
+        elementwise(cx, op, _in_precision(t, compute), cost=_COST.get(name, 20))
+
+
+for _n in list(_INTRINSIC) + list(_LIBM):
+    _math(_n)
+
+
+@lowers("math.rsqrt")
+def _rsqrt(cx, op):
+    t = elem(op.results[0].type)
+
+    def compute(c, ty, x):
+        one = {"float": "1.0", "double": "1.0"}[ty]
+        return c.emit(f"fdiv {ty} {one}, {call_fintrinsic(c, 'sqrt', ty, x)}")
+    elementwise(cx, op, _in_precision(t, compute), cost=3)
+
+
+@lowers("math.absi")
+def _absi(cx, op):
+    ty = lty(op.results[0].type)
+    if ty == "i1":
+        elementwise(cx, op, lambda c, x: x, cost=0)
+        return
+    cx.declare(f"abs.{ty}", f"declare {ty} @llvm.abs.{ty}({ty}, i1)")
+    elementwise(cx, op, lambda c, x: c.emit(f"call {ty} @llvm.abs.{ty}({ty} {x}, i1 false)"))
+
+
+@lowers("tt.precise_sqrt")
+def _psqrt(cx, op):
+    t = elem(op.results[0].type)
+    elementwise(cx, op, _in_precision(t, lambda c, ty, x: call_fintrinsic(c, "sqrt", ty, x)))
+
+
+@lowers("tt.precise_divf")
+def _pdiv(cx, op):
+    t = elem(op.results[0].type)
+    elementwise(cx, op, _in_precision(t, lambda c, ty, x, y: c.emit(f"fdiv {ty} {x}, {y}")))
+
+
+@lowers("tt.clampf")
+def _clampf(cx, op):
+    prop = op.attr("propagateNan", 0)
+    if isinstance(prop, str):
+        prop = 0 if prop.upper() == "NONE" else 1
+    hi_fn, lo_fn = ("minimum", "maximum") if prop else ("minnum", "maxnum")
+    t = elem(op.results[0].type)
+
+    def compute(c, ty, x, lo, hi):
+        return call_fintrinsic(c, hi_fn, ty, call_fintrinsic(c, lo_fn, ty, x, lo), hi)
+    elementwise(cx, op, _in_precision(t, compute), cost=2)
+
+
+@lowers("tt.mulhiui")
+def _mulhi(cx, op):
+    ty = lty(op.results[0].type)
+    w = int(ty[1:])
+    wide = f"i{2 * w}"
+
+    def f(c, a, b):
+        p = c.emit(f"mul {wide} " + c.emit(f"zext {ty} {a} to {wide}") + ", "
+                   + c.emit(f"zext {ty} {b} to {wide}"))
+        return c.emit(f"trunc {wide} " + c.emit(f"lshr {wide} {p}, {w}") + f" to {ty}")
+    elementwise(cx, op, f, cost=3)
+
+
+@lowers("tt.fp_to_fp")
+def _fp_to_fp(cx, op):
+    st, dt = elem(op.operand(0).type), elem(op.results[0].type)
+    r = op.attr("rounding", 1)
+    mode = r if isinstance(r, str) else ("rtz" if r == 0 else "rtne")
+    src, dst = lty(st), lty(dt)          # raises Unsupported for fp8
+    if mode != "rtne" and dst != "double" and not (src == "half" and dst == "float"):
+        raise Unsupported("tt.fp_to_fp with round-toward-zero")
+    bits = {"half": 16, "float": 32, "double": 64}
+
+    def f(c, x):
+        if src == dst:
+            y = x
+        elif bits[dst] > bits[src]:
+            y = c.emit(f"fpext {src} {x} to {dst}")
+        else:
+            y = c.emit(f"fptrunc {src} {x} to {dst}")
+        return rounded(c, dt, y) if is_bf16(dt) and not is_bf16(st) else y
+    elementwise(cx, op, f)
+

@@ -1,0 +1,180 @@
+"""Pointers, loads, stores and atomics on the host.
+
+A pointer is a real address; `tt.addptr` is a GEP over the pointee's storage type, so a
+pointer tensor built from `base + offsets` stays affine in the loop index and LLVM sees
+contiguous accesses. Masked elements branch around the access (the vectoriser turns that
+into masked SIMD loads and stores); nothing is checked per access, as on the GPU. Atomics
+are LLVM's `atomicrmw` / `cmpxchg`, so programs running on other cores synchronise for real.
+"""
+from __future__ import annotations
+
+from ....ir import types as T
+from ....ir.ops import ATOMIC_RMW_OPS
+from .context import TV, Ctx, Unsupported, elem, elementwise, lowers, lty, mem_ty, operand_at
+
+_RMW = {v: k for k, v in ATOMIC_RMW_OPS.items()}
+_LLVM_RMW = {"and": "and", "or": "or", "xor": "xor", "add": "add", "fadd": "fadd",
+             "max": "max", "min": "min", "umax": "umax", "umin": "umin", "exch": "xchg"}
+
+
+def pointee(t: T.Type) -> T.Type:
+    return elem(t).pointee
+
+
+def _align(mty: str) -> int:
+    return {"i8": 1, "i16": 2, "half": 2, "i32": 4, "float": 4, "i64": 8, "double": 8,
+            "ptr": 8}[mty]
+
+
+def from_mem(cx: Ctx, t: T.Type, raw: str) -> str:
+    mty = mem_ty(t)
+    if mty == "i8" and lty(t) == "i1":
+        return cx.emit(f"icmp ne i8 {raw}, 0")
+    if mty == "i16" and lty(t) == "float":            # bf16 bits -> float
+        w = cx.emit(f"zext i16 {raw} to i32")
+        w = cx.emit(f"shl i32 {w}, 16")
+        return cx.emit(f"bitcast i32 {w} to float")
+    return raw
+
+
+def to_mem(cx: Ctx, t: T.Type, v: str) -> str:
+    mty = mem_ty(t)
+    if mty == "i8" and lty(t) == "i1":
+        return cx.emit(f"zext i1 {v} to i8")
+    if mty == "i16" and lty(t) == "float":
+        w = cx.emit(f"bitcast float {v} to i32")
+        w = cx.emit(f"lshr i32 {w}, 16")
+        return cx.emit(f"trunc i32 {w} to i16")
+    return v
+
+
+def load_one(cx: Ctx, t: T.Type, p: str, volatile: bool) -> str:
+    mty = mem_ty(t)
+    vol = "volatile " if volatile else ""
+    return from_mem(cx, t, cx.emit(f"load {vol}{mty}, ptr {p}, align {_align(mty)}"))
+
+
+def store_one(cx: Ctx, t: T.Type, p: str, v: str) -> None:
+    mty = mem_ty(t)
+    cx.do(f"store {mty} {to_mem(cx, t, v)}, ptr {p}, align {_align(mty)}")
+
+
+@lowers("tt.addptr")
+def _addptr(cx: Ctx, op):
+    mty = mem_ty(pointee(op.operand(0).type))
+    oty = lty(op.operand(1).type)
+    elementwise(cx, op, lambda c, p, o: c.emit(f"getelementptr {mty}, ptr {p}, {oty} {o}"))
+
+
+@lowers("tt.int_to_ptr")
+def _itp(cx: Ctx, op):
+    ty = lty(op.operand(0).type)
+    elementwise(cx, op, lambda c, a: c.emit(f"inttoptr {ty} {a} to ptr"))
+
+
+@lowers("tt.ptr_to_int")
+def _pti(cx: Ctx, op):
+    ty = lty(op.results[0].type)
+    elementwise(cx, op, lambda c, a: c.emit(f"ptrtoint ptr {a} to {ty}"))
+
+
+def _zero(t: T.Type) -> str:
+    ty = lty(t)
+    return {"half": "0xH0000", "float": "0.0", "double": "0.0", "ptr": "null",
+            "i1": "false"}.get(ty, "0")
+
+
+@lowers("tt.load")
+def _load(cx: Ctx, op):
+    rt = op.results[0].type
+    t = elem(rt)
+    ty = lty(t)
+    vol = bool(op.attr("isVolatile", False))
+    ins = [cx.get(v) for v in op.operands]
+    ptr, mask, other = (ins + [None, None])[:3]
+
+    def one(c, idx):
+        p = operand_at(c, ptr, idx)
+        if mask is None:
+            return load_one(c, t, p, vol)
+        m = operand_at(c, mask, idx)
+        o = operand_at(c, other, idx) if other is not None else _zero(t)
+        return c.cond(m, lambda: load_one(c, t, p, vol), o, ty)
+    if not isinstance(rt, T.TensorType):
+        cx.set(op.results[0], one(cx, []))
+        return
+    cx.set(op.results[0], TV(rt.shape, rt, one, deps=ins, impure=True, cost=2))
+
+
+@lowers("tt.store")
+def _store(cx: Ctx, op):
+    ins = [cx.get(v) for v in op.operands]
+    ptr, val, mask = (ins + [None])[:3]
+    t = elem(op.operand(1).type)
+    cx.flush_pending(keep=ins)
+
+    def one(c, idx):
+        p = operand_at(c, ptr, idx)
+        if mask is None:
+            store_one(c, t, p, operand_at(c, val, idx))
+            return
+        m = operand_at(c, mask, idx)
+        c.cond(m, lambda: store_one(c, t, p, operand_at(c, val, idx)))
+    st = op.operand(0).type
+    if isinstance(st, T.TensorType):
+        cx.loops(st.shape, lambda idx: one(cx, idx), parallel=True)
+    else:
+        one(cx, [])
+
+
+def _atomic(cx: Ctx, op, emit_one) -> None:
+    """Shared shape of the atomics: one access per (unmasked) element, old values kept."""
+    ins = [cx.get(v) for v in op.operands]
+    cx.flush_pending(keep=ins)
+    rt = op.results[0].type
+    t = elem(rt)
+    if lty(t) == "i1" or mem_ty(t) != lty(t):
+        raise Unsupported(f"atomics on {t}")
+    mask = ins[2] if op.name == "tt.atomic_rmw" and len(ins) > 2 else None
+
+    def one(c, idx):
+        vals = [operand_at(c, x, idx) for x in ins]
+        if mask is None:
+            return emit_one(c, t, *vals[:3 if op.name == "tt.atomic_cas" else 2])
+        m = operand_at(c, mask, idx)
+        return c.cond(m, lambda: emit_one(c, t, *vals[:2]), _zero(t), lty(t))
+    if not isinstance(rt, T.TensorType):
+        cx.set(op.results[0], one(cx, []))
+        return
+    buf = cx.new_buf(rt.shape, rt)
+    cx.loops(rt.shape, lambda idx: cx.store_buf(buf, rt.shape, t, idx, one(cx, idx)))
+    cx.vals[op.results[0]] = TV(rt.shape, rt, buf=buf)
+
+
+@lowers("tt.atomic_rmw")
+def _rmw(cx: Ctx, op):
+    kind = op.attr("atomic_rmw_op")
+    kind = kind if isinstance(kind, str) else _RMW[int(kind)]
+    instr = _LLVM_RMW[kind]
+
+    def one(c, t, p, v):
+        ty = lty(t)
+        return c.emit(f"atomicrmw {instr} ptr {p}, {ty} {v} seq_cst, align {_align(ty)}")
+    _atomic(cx, op, one)
+
+
+@lowers("tt.atomic_cas")
+def _cas(cx: Ctx, op):
+    def one(c, t, p, cmp, v):
+        ty = lty(t)
+        if ty in ("half", "float", "double"):
+            ity = {"half": "i16", "float": "i32", "double": "i64"}[ty]
+            cmp = c.emit(f"bitcast {ty} {cmp} to {ity}")
+            v = c.emit(f"bitcast {ty} {v} to {ity}")
+            pair = c.emit(f"cmpxchg ptr {p}, {ity} {cmp}, {ity} {v} seq_cst seq_cst")
+            old = c.emit(f"extractvalue {{ {ity}, i1 }} {pair}, 0")
+            return c.emit(f"bitcast {ity} {old} to {ty}")
+        pair = c.emit(f"cmpxchg ptr {p}, {ty} {cmp}, {ty} {v} seq_cst seq_cst")
+        return c.emit(f"extractvalue {{ {ty}, i1 }} {pair}, 0")
+    _atomic(cx, op, one)
+
