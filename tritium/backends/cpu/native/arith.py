@@ -31,6 +31,35 @@ def round_bf16(cx: Ctx, x: str) -> str:
     return cx.emit(f"bitcast i32 {r} to float")
 
 
+def double_to_half(cx: Ctx, x: str) -> str:
+    """fptrunc double -> half with one rounding. LLVM would call compiler-rt's
+    `__truncdfhf2`, which this process does not have; instead round to float *to odd*
+    (truncate, then set the last bit when inexact), which makes float -> half exact."""
+    f = cx.emit(f"fptrunc double {x} to float")
+    back = cx.emit(f"fpext float {f} to double")
+    fa = call_fintrinsic(cx, "fabs", "double", back)
+    xa = call_fintrinsic(cx, "fabs", "double", x)
+    over = cx.emit(f"fcmp ogt double {fa}, {xa}")
+    b = cx.emit(f"bitcast float {f} to i32")
+    b = cx.emit(f"sub i32 {b}, " + cx.emit(f"zext i1 {over} to i32"))
+    inexact = cx.emit(f"fcmp one double {back}, {x}")
+    b = cx.emit(f"or i32 {b}, " + cx.emit(f"zext i1 {inexact} to i32"))
+    f = cx.emit(f"bitcast i32 {b} to float")
+    return cx.emit(f"fptrunc float {f} to half")
+
+
+def convert_float(cx: Ctx, src: str, dst: str, x: str) -> str:
+    """fpext/fptrunc between half, float and double (bf16 is handled by the callers)."""
+    bits = {"half": 16, "float": 32, "double": 64}
+    if src == dst:
+        return x
+    if bits[dst] > bits[src]:
+        return cx.emit(f"fpext {src} {x} to {dst}")
+    if src == "double" and dst == "half":
+        return double_to_half(cx, x)
+    return cx.emit(f"fptrunc {src} {x} to {dst}")
+
+
 def rounded(cx: Ctx, t: T.Type, x: str) -> str:
     return round_bf16(cx, x) if is_bf16(t) else x
 
@@ -265,6 +294,9 @@ def _itof(cx, op):
     instr = "sitofp" if op.name == "arith.sitofp" else "uitofp"
     if is_bf16(dt):
         elementwise(cx, op, lambda c, a: round_bf16(c, c.emit(f"{instr} {src} {a} to float")))
+    elif dst == "half":      # through double: exact for every integer up to 2**53
+        elementwise(cx, op, lambda c, a: double_to_half(
+            c, c.emit(f"{instr} {src} {a} to double")))
     else:
         elementwise(cx, op, lambda c, a: c.emit(f"{instr} {src} {a} to {dst}"))
 
@@ -295,12 +327,7 @@ def _fcast(cx, op):
             return x if is_bf16(st) else round_bf16(c, x)
         elementwise(cx, op, f)
         return
-    if src == dst:
-        elementwise(cx, op, lambda c, a: a, cost=0)
-        return
-    bits = {"half": 16, "float": 32, "double": 64}
-    instr = "fpext" if bits[dst] > bits[src] else "fptrunc"
-    elementwise(cx, op, lambda c, a: c.emit(f"{instr} {src} {a} to {dst}"))
+    elementwise(cx, op, lambda c, a: convert_float(c, src, dst, a), cost=0 if src == dst else 1)
 
 
 @lowers("arith.bitcast", "tt.bitcast")

@@ -7,7 +7,7 @@ float and rounded once, bf16 in float and rounded to bf16.
 from __future__ import annotations
 
 from ....ir import types as T
-from .arith import call_fintrinsic, rounded
+from .arith import call_fintrinsic, convert_float, rounded
 from .context import Ctx, Unsupported, elem, elementwise, is_bf16, lowers, lty
 
 _INTRINSIC = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt",
@@ -120,15 +120,8 @@ def _fp_to_fp(cx, op):
     src, dst = lty(st), lty(dt)          # raises Unsupported for fp8
     if mode != "rtne" and dst != "double" and not (src == "half" and dst == "float"):
         raise Unsupported("tt.fp_to_fp with round-toward-zero")
-    bits = {"half": 16, "float": 32, "double": 64}
-
     def f(c, x):
-        if src == dst:
-            y = x
-        elif bits[dst] > bits[src]:
-            y = c.emit(f"fpext {src} {x} to {dst}")
-        else:
-            y = c.emit(f"fptrunc {src} {x} to {dst}")
+        y = convert_float(c, src, dst, x)
         return rounded(c, dt, y) if is_bf16(dt) and not is_bf16(st) else y
     elementwise(cx, op, f)
 
