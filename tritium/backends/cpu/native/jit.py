@@ -8,6 +8,9 @@ from typing import Optional, Tuple
 
 _lock = threading.RLock()
 _state: dict = {}
+# Engines are never freed: tearing down an MCJIT engine (and its object-cache callbacks)
+# from the garbage collector crashes llvmlite, and a kernel's code is small.
+_KEEP: list = []
 
 
 def _llvm():
@@ -75,6 +78,7 @@ class Engine:
             self.engine.set_object_cache(self._notify, self._get)
             self.engine.finalize_object()
             self.engine.run_static_constructors()
+            _KEEP.append((self.engine, mod, self._notify, self._get))
 
     def _notify(self, module, buffer: bytes) -> None:
         self.obj = bytes(buffer)

@@ -38,10 +38,42 @@ def _in_precision(t: T.Type, compute):
     return lambda c, *args: rounded(c, t, compute(c, ty, *args))
 
 
+def fast_expf(c: Ctx, x: str) -> str:
+    """exp(x) in float within 2 ulp (the GPU's `ex2.approx` path is no closer), inline so
+    the loop vectoriser keeps it in SIMD registers; `expf` from libm is a scalar call.
+    x = n*ln2 + r with |r| <= ln2/2 (Cody-Waite, two-part ln2), e^r by a degree-7 Taylor
+    polynomial, 2^n applied as two halves so subnormal results come out right."""
+    n = call_fintrinsic(c, "roundeven", "float", c.emit(f"fmul float {x}, 0x3FF7154760000000"))
+    r = call_fintrinsic(c, "fma", "float", n, "0xBFE62E4000000000", x)
+    r = call_fintrinsic(c, "fma", "float", n, "0xBEB7F7D1C0000000", r)
+    p = "0x3EFA01A020000000"                    # 1/7!
+    for coef in ("0x3F2A01A020000000", "0x3F56C16C20000000", "0x3F81111120000000",
+                 "0x3FA5555560000000", "0x3FC5555560000000", "0x3FE0000000000000",
+                 "0x3FF0000000000000", "0x3FF0000000000000"):
+        p = call_fintrinsic(c, "fma", "float", p, r, coef)
+    ni = c.emit(f"fptosi float {call_fintrinsic(c, 'maxnum', 'float', n, '-1.600000e+02')} to i32")
+    ni = c.emit(f"call i32 @llvm.smin.i32(i32 {ni}, i32 160)")
+    c.declare("smin.i32", "declare i32 @llvm.smin.i32(i32, i32)")
+    h1 = c.emit(f"ashr i32 {ni}, 1")
+    h2 = c.emit(f"sub i32 {ni}, {h1}")
+    s1 = c.emit("bitcast i32 " + c.emit(f"shl i32 {c.emit(f'add i32 {h1}, 127')}, 23") + " to float")
+    s2 = c.emit("bitcast i32 " + c.emit(f"shl i32 {c.emit(f'add i32 {h2}, 127')}, 23") + " to float")
+    y = c.emit(f"fmul float {c.emit(f'fmul float {p}, {s1}')}, {s2}")
+    big = c.emit(f"fcmp ogt float {x}, 0x40562E4300000000")       # > ln(FLT_MAX)
+    small = c.emit(f"fcmp olt float {x}, -1.040000e+02")
+    y = c.emit(f"select i1 {big}, float 0x7FF0000000000000, float {y}")
+    y = c.emit(f"select i1 {small}, float 0.0, float {y}")
+    nan = c.emit(f"fcmp uno float {x}, 0.0")
+    return c.emit(f"select i1 {nan}, float {x}, float {y}")
+
+
 def _math(name):
     @lowers(f"math.{name}")
     def h(cx, op):
         t = elem(op.results[0].type)
+        if name == "exp" and lty(t) in ("float", "half"):
+            elementwise(cx, op, _in_precision(t, lambda c, ty, x: fast_expf(c, x)), cost=20)
+            return
         if name in _INTRINSIC:
             fn = _INTRINSIC[name]
             compute = lambda c, ty, *a: call_fintrinsic(c, fn, ty, *a)  # noqa: E731
