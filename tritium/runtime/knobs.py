@@ -74,3 +74,9 @@ def cpu_max_threads() -> int:
         return max(0, int(os.environ.get("TRITON_CPU_MAX_THREADS", "0")))
     except ValueError:
         return 0
+
+
+def cpu_native_strict() -> bool:
+    """TRITIUM_CPU_NATIVE_STRICT=1: a kernel the compiled CPU path cannot lower is an error
+    instead of running on the evaluator (to see what the compiled path covers)."""
+    return _flag("TRITIUM_CPU_NATIVE_STRICT")

@@ -62,6 +62,9 @@ class CPUKernel:
                 self._native = compile_native(self.module, self.name, self.options,
                                               print_module(self.module, debug_info=True))
             except Unsupported as e:
+                from ...runtime import knobs
+                if knobs.cpu_native_strict():
+                    raise
                 log.debug("kernel '%s' runs on the evaluator: %s", self.name, e)
                 self._native = False
         return self._native or None

@@ -79,7 +79,7 @@ def _constant(cx: Ctx, op):
         return
     if np.ndim(raw) == 0:
         c = const(t, raw)
-        cx.set(op.results[0], TV(t.shape, t, lambda c_, idx: c, cost=0))
+        cx.set(op.results[0], TV(t.shape, t, lambda c_, idx: c, cost=0, pw=True))
         return
     flat = np.asarray(raw).reshape(-1)
     ty = lty(t)

@@ -105,13 +105,16 @@ def const(t: T.Type, value) -> str:
 class TV:
     """A tensor value: lazy (`fn(cx, idx) -> operand`) and/or materialised (`buf`)."""
 
-    __slots__ = ("shape", "t", "fn", "buf", "deps", "impure", "cost")
+    __slots__ = ("shape", "t", "fn", "buf", "deps", "impure", "cost", "pw", "fill")
 
-    def __init__(self, shape, t: T.Type, fn=None, deps=(), impure=False, cost=1, buf=None):
+    def __init__(self, shape, t: T.Type, fn=None, deps=(), impure=False, cost=1, buf=None,
+                 pw=False):
         self.shape = tuple(shape)
         self.t = elem(t)
         self.fn = fn
         self.buf = buf
+        self.pw = pw            # reads every operand at its own index (no remapping)
+        self.fill = None        # a custom way to materialise: fill(cx, dst_buffer)
         self.deps = [d for d in deps if isinstance(d, TV)]
         self.impure = impure or any(d.impure and d.buf is None for d in self.deps)
         self.cost = cost + sum(d.cost for d in self.deps if d.buf is None)
@@ -286,8 +289,11 @@ class Ctx:
         if tv.buf is not None and buf is None:
             return tv
         dst = buf or self.new_buf(tv)
-        self.loops(tv.shape, lambda idx: self.store_buf(dst, tv.shape, tv.t, idx,
-                                                        tv.at(self, idx)))
+        if tv.fill is not None and tv.buf is None:
+            tv.fill(self, dst)
+        else:
+            self.loops(tv.shape, lambda idx: self.store_buf(dst, tv.shape, tv.t, idx,
+                                                            tv.at(self, idx)))
         if buf is None:
             tv.buf = dst
         if tv in self.pending:
@@ -426,4 +432,4 @@ def elementwise(cx: Ctx, op: Operation, scalar: Callable[..., str], cost: int = 
         return
     def fn(c, idx):
         return scalar(c, *[operand_at(c, x, idx) for x in ins])
-    cx.set(op.results[0], TV(rt.shape, rt, fn, deps=ins, cost=cost))
+    cx.set(op.results[0], TV(rt.shape, rt, fn, deps=ins, cost=cost, pw=True))

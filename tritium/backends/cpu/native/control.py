@@ -44,11 +44,30 @@ def _reads(v, bufs) -> bool:
     return False
 
 
+def _pointwise(v) -> bool:
+    """Every lazy node up to the buffers reads its operands at its own index."""
+    stack, seen = [v], set()
+    while stack:
+        x = stack.pop()
+        if not isinstance(x, TV) or x.buf is not None or id(x) in seen:
+            continue
+        seen.add(id(x))
+        if not x.pw:
+            return False
+        stack.extend(x.deps)
+    return True
+
+
 def write_slots(cx: Ctx, slots: List[Slot], vals: List[object]) -> None:
     bufs = {s.ptr for s in slots if s.tensor}
     staged = []
     for s, v in zip(slots, vals):
-        if s.tensor and not (isinstance(v, TV) and v.buf == s.ptr) and _reads(v, bufs):
+        if not s.tensor or (isinstance(v, TV) and v.buf == s.ptr):
+            staged.append(v)
+            continue
+        # `p += step` reads only its own slot, element by element: update it in place.
+        in_place = _pointwise(v) and not _reads(v, bufs - {s.ptr})
+        if not in_place and _reads(v, bufs):
             tmp = TV(s.t.shape, s.t, buf=cx.new_buf(s.t.shape, s.t))
             cx.copy_into(tmp.buf, s.t.shape, s.t, v)
             v = tmp

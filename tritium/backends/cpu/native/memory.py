@@ -103,7 +103,65 @@ def _load(cx: Ctx, op):
     if not isinstance(rt, T.TensorType):
         cx.set(op.results[0], one(cx, []))
         return
-    cx.set(op.results[0], TV(rt.shape, rt, one, deps=ins, impure=True, cost=2))
+    tv = TV(rt.shape, rt, one, deps=ins, impure=True, cost=2, pw=True)
+    if isinstance(ptr, TV) and rt.shape[-1] > 1 and _reads_buffer(ptr):
+        tv.fill = lambda c, dst: _fill_rows(c, dst, tv, ptr, mask, other, vol)
+    cx.set(op.results[0], tv)
+
+
+def _reads_buffer(tv: TV) -> bool:
+    stack = [tv]
+    while stack:
+        x = stack.pop()
+        if x.buf is not None:
+            return True
+        stack.extend(x.deps)
+    return False
+
+
+def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool) -> None:
+    """Materialise a load whose pointers come from a buffer (a pointer tensor carried by a
+    loop, say), where LLVM cannot see that a row is contiguous: check each row at run time
+    and load it with SIMD loads when its pointers are consecutive, element by element
+    (gathers) otherwise."""
+    t, shape = tv.t, list(tv.shape)
+    mty = mem_ty(t)
+    n = shape[-1]
+
+    def row(outer):
+        p0 = ptr.at(cx, outer + ["0"])
+        okp = cx.alloca("i1")
+        cx.do(f"store i1 true, ptr {okp}")
+
+        def check(idx):
+            want = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
+            same = cx.emit(f"icmp eq ptr {want}, {ptr.at(cx, outer + idx[-1:])}")
+            acc = cx.emit(f"load i1, ptr {okp}")
+            cx.do(f"store i1 {cx.emit(f'and i1 {acc}, {same}')}, ptr {okp}")
+        cx.loops([n], check)
+        ok = cx.emit(f"load i1, ptr {okp}")
+        fast, slow, join = cx.label("contig"), cx.label("gather"), cx.label("rowdone")
+        cx.do(f"br i1 {ok}, label %{fast}, label %{slow}")
+        for label, contiguous in ((fast, True), (slow, False)):
+            cx.start_block(label)
+
+            def elem_(idx, contiguous=contiguous):
+                full = outer + idx[-1:]
+                if contiguous:
+                    p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
+                else:
+                    p = ptr.at(cx, full)
+                if mask is None:
+                    v = load_one(cx, t, p, vol)
+                else:
+                    m = operand_at(cx, mask, full)
+                    o = operand_at(cx, other, full) if other is not None else _zero(t)
+                    v = cx.cond(m, lambda: load_one(cx, t, p, vol), o, lty(t))
+                cx.store_buf(dst, shape, t, full, v)
+            cx.loops([n], elem_)
+            cx.br(join)
+        cx.start_block(join)
+    cx.loops(shape[:-1] or [1], lambda outer: row(outer if shape[:-1] else []))
 
 
 @lowers("tt.store")

@@ -15,7 +15,7 @@ from ....ir import types as T
 from .context import Ctx, Unsupported, lty
 
 # One import per op family: each registers its handlers.
-from . import arith, control, dot, mathops, memory, reduce, shape  # noqa: F401,E402
+from . import arith, control, dot, libdevice, mathops, memory, reduce, shape  # noqa: F401,E402
 
 
 def arg_kinds(func) -> List[str]:

@@ -26,14 +26,14 @@ def _make_range(cx: Ctx, op):
         fn = lambda c, idx: idx[0]  # noqa: E731
     else:
         fn = lambda c, idx: c.emit(f"add i32 {idx[0]}, {start}")  # noqa: E731
-    cx.set(op.results[0], TV(rt.shape, rt, fn, cost=0))
+    cx.set(op.results[0], TV(rt.shape, rt, fn, cost=0, pw=True))
 
 
 @lowers("tt.splat")
 def _splat(cx: Ctx, op):
     s = cx.get(op.operand(0))
     rt = _rt(op)
-    cx.set(op.results[0], TV(rt.shape, rt, lambda c, idx: s, cost=0))
+    cx.set(op.results[0], TV(rt.shape, rt, lambda c, idx: s, cost=0, pw=True))
 
 
 @lowers("tt.broadcast")
