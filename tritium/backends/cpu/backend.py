@@ -55,6 +55,10 @@ class CPUKernel:
     def native(self):
         """The compiled kernel for this machine, or None when the kernel has an op the
         compiled path does not lower (it then runs on the evaluator; logged at debug)."""
+        if self._native is None and self.options.debug:
+            # debug=True asks for checks: the evaluator bounds-checks every access and runs
+            # device_assert and the overflow checks.
+            self._native = False
         if self._native is None:
             from .native import Unsupported, compile_native, log
             from ...ir.printer import print_module

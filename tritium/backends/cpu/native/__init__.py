@@ -24,9 +24,12 @@ __all__ = ["compile_native", "NativeKernel", "Unsupported"]
 
 
 class NativeKernel:
-    def __init__(self, name: str, llir: str, kinds, engine, compile_s: float):
+    def __init__(self, name: str, llir: str, kinds, engine, compile_s: float, sites=()):
+        from .debug import register_table
         from .launcher import Launcher
         self.name = name
+        self.table = register_table(list(sites)) if sites else 0
+        self.threads = 1 if sites else None     # prints come out in program order
         self.llir = llir
         self.kinds = kinds
         self.engine = engine
@@ -39,8 +42,8 @@ class NativeKernel:
         if len(args) != len(self.kinds):
             raise TypeError(f"kernel '{self.name}' takes {len(self.kinds)} runtime arguments, "
                             f"got {len(args)}")
-        buf = pack(self.kinds, grid, args)
-        self.launch(grid, buf)
+        buf = pack(self.kinds, grid, args, self.table)
+        self.launch(grid, buf, self.threads)
 
     @property
     def host_asm(self) -> str:
@@ -55,9 +58,11 @@ def compile_native(module, name: str, options, ttir_key: Optional[str] = None) -
     from ....runtime import knobs
     from ....runtime.cache import FileCache, kernel_key
     from .jit import Engine, host_key, vector_bits
+    from .debug import bind_symbols
     from .module import lower_kernel
     t0 = time.perf_counter()
-    llir, kinds = lower_kernel(module, name, vector_bits())
+    llir, kinds, sites = lower_kernel(module, name, vector_bits())
+    bind_symbols()
     cache = None
     if ttir_key is not None:
         key = kernel_key(ttir_key, options, "cpu-native", host_key())
@@ -65,12 +70,12 @@ def compile_native(module, name: str, options, ttir_key: Optional[str] = None) -
         hit = None if knobs.always_compile() else cache.load(name[:150])
         if hit is not None and hit["asm"]["llir"] == llir:
             eng = Engine(None, obj=hit["asm"]["obj"])
-            return NativeKernel(name, llir, kinds, eng, time.perf_counter() - t0)
+            return NativeKernel(name, llir, kinds, eng, time.perf_counter() - t0, sites)
     eng = Engine(llir)
     dt = time.perf_counter() - t0
     if cache is not None and eng.obj:
         cache.store(name[:150], {"llir": llir, "obj": eng.obj},
                     {"name": name, "compile_s": dt})
     log.debug("compiled %s for the host in %.3f s", name, dt)
-    return NativeKernel(name, llir, kinds, eng, dt)
+    return NativeKernel(name, llir, kinds, eng, dt, sites)
 

@@ -156,6 +156,8 @@ class Ctx:
         self.nprog: List[str] = ["1", "1", "1"]
         self.meta: List[str] = []
         self.nloops = 0
+        self.print_sites: list = []     # tt.print call sites (see debug.py)
+        self.debug_table = "0"
         self.op: Optional[Operation] = None
 
     # -- names and text

@@ -54,9 +54,10 @@ def _address(a, i: int) -> int:
     raise TypeError(f"CPU backend: argument {i} ({type(a).__name__}) is not a buffer")
 
 
-def pack(kinds: Sequence[str], grid, args: Sequence) -> ctypes.Array:
-    buf = (ctypes.c_uint64 * (3 + len(kinds)))()
+def pack(kinds: Sequence[str], grid, args: Sequence, table: int = 0) -> ctypes.Array:
+    buf = (ctypes.c_uint64 * (4 + len(kinds)))()
     buf[0], buf[1], buf[2] = grid
+    buf[3 + len(kinds)] = table
     for i, (k, a) in enumerate(zip(kinds, args)):
         if k == "ptr":
             v = _address(a, i)

@@ -4,7 +4,7 @@
 
 `%args` points at one 8-byte slot per value: the grid (x, y, z), then the kernel's runtime
 arguments in IR order (pointers as addresses, integers sign-extended, floats in their low
-bytes). The loop over linear program ids lives here, so Python calls the kernel once per
+bytes), then the id of the kernel's print-site table (debug.py). The loop over linear program ids lives here, so Python calls the kernel once per
 thread per launch; ids map to (x, y, z) with z fastest, as the evaluator orders them.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ....ir import types as T
 from .context import Ctx, Unsupported, lty
 
 # One import per op family: each registers its handlers.
-from . import arith, control, dot, libdevice, mathops, memory, reduce, shape  # noqa: F401,E402
+from . import arith, control, debug, dot, libdevice, mathops, memory, reduce, shape  # noqa: F401,E402
 
 
 def arg_kinds(func) -> List[str]:
@@ -37,8 +37,8 @@ def _symbol(name: str) -> str:
     return f'@"{name}"'
 
 
-def lower_kernel(module, name: str, vector_bits: int) -> Tuple[str, List[str]]:
-    """LLVM IR text of kernel `name` and its argument kinds."""
+def lower_kernel(module, name: str, vector_bits: int) -> Tuple[str, List[str], list]:
+    """LLVM IR text of kernel `name`, its argument kinds and its print sites."""
     func = next((op for op in module.regions[0].entry
                  if op.name == "tt.func" and op.attr("sym_name") == name), None)
     if func is None:
@@ -63,6 +63,8 @@ def lower_kernel(module, name: str, vector_bits: int) -> Tuple[str, List[str]]:
             args.append(cx.emit(f"bitcast i32 {w} to float"))
         else:
             args.append(cx.emit(f"load {ty}, ptr {p}"))
+    p = cx.emit(f"getelementptr i64, ptr %args, i64 {3 + len(kinds)}")
+    cx.debug_table = cx.emit(f"load i64, ptr {p}")
     gyz = cx.emit(f"mul i32 {cx.nprog[1]}, {cx.nprog[2]}")
     cx.br("prog")
     cx.start_block("prog")
@@ -86,4 +88,4 @@ def lower_kernel(module, name: str, vector_bits: int) -> Tuple[str, List[str]]:
             "entry:", *cx.allocas, *body, "done:", "  ret void", "}", "",
             *cx.decls.values(), "", *cx.meta, "",
             'attributes #0 = { nounwind "frame-pointer"="none" }']
-    return "\n".join(text) + "\n", kinds
+    return "\n".join(text) + "\n", kinds, cx.print_sites
