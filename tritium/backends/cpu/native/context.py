@@ -192,9 +192,12 @@ class Ctx:
         left scalar."""
         k = len(self.meta)
         if vectorize:
+            # No full unrolling before the vectoriser sees the loop: a 32-trip masked loop
+            # unrolled first becomes 32 scalar branches instead of 2 masked SIMD loads.
             w = max(4, self.vector_bits // 32)
-            self.meta.append(f'!{k} = distinct !{{!{k}, !{k + 1}}}')
+            self.meta.append(f'!{k} = distinct !{{!{k}, !{k + 1}, !{k + 2}}}')
             self.meta.append(f'!{k + 1} = !{{!"llvm.loop.vectorize.width", i32 {w}}}')
+            self.meta.append(f'!{k + 2} = !{{!"llvm.loop.unroll.disable"}}')
         else:
             self.meta.append(f'!{k} = distinct !{{!{k}, !{k + 1}}}')
             self.meta.append(f'!{k + 1} = !{{!"llvm.loop.vectorize.enable", i1 false}}')
