@@ -156,6 +156,7 @@ class Ctx:
         self.nprog: List[str] = ["1", "1", "1"]
         self.meta: List[str] = []
         self.nloops = 0
+        self._vectorize = True
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.debug_table = "0"
         self.op: Optional[Operation] = None
@@ -322,11 +323,15 @@ class Ctx:
         self.pending = [tv for tv in self.pending if tv.buf is None]
 
     def loops(self, shape, body: Callable[[List[str]], None], *, start=None,
-              parallel: bool = False) -> None:
+              parallel: bool = False, vectorize: bool = True) -> None:
         """A loop nest over `shape` (row-major order, innermost dim last), `body(idx)`.
-        `start` gives a per-dimension first index (default 0)."""
+        `start` gives a per-dimension first index (default 0). `vectorize=False` keeps the
+        innermost loop scalar (loops that carry a value from one iteration to the next:
+        LLVM 22 miscompiles some vectorised min/max reductions into endless loops)."""
         self.memo.append({})
+        saved, self._vectorize = self._vectorize, vectorize
         self._nest(list(shape), 0, [], body, start or [0] * len(shape))
+        self._vectorize = saved
         self.memo.pop()
 
     def _nest(self, shape, d, idx, body, start) -> None:
@@ -354,7 +359,7 @@ class Ctx:
         self.memo.pop()
         nxt = self.emit(f"add nuw nsw i32 {iv}, 1")
         done = self.emit(f"icmp eq i32 {nxt}, {n}")
-        md = self.loop_md(self.nloops == before)
+        md = self.loop_md(self.nloops == before and self._vectorize)
         self.do(f"br i1 {done}, label %{exit_}, label %{head}, {md}")
         self.lines[phi_at] = f"  {iv} = phi i32 [ {start[d]}, %{pre} ], [ {nxt}, %{self.block} ]"
         self.start_block(exit_)

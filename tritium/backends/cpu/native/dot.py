@@ -10,7 +10,7 @@ sizes fall back to the plain loop nest, which LLVM vectorises along N.
 from __future__ import annotations
 
 from ....ir import types as T
-from .arith import call_fintrinsic
+from .arith import call_fintrinsic, round_bf16
 from .context import TV, Ctx, Unsupported, lowers, lty
 
 
@@ -33,28 +33,60 @@ def _widen(cx: Ctx, x: str, src: str, dst: str) -> str:
 def _dot(cx: Ctx, op):
     a, b, c = (cx.get(v) for v in op.operands[:3])
     at, bt, ct = (elem_of(v.type) for v in op.operands[:3])
-    M, K = op.operand(0).type.shape[-2:]
-    N = op.operand(1).type.shape[-1]
-    if len(op.operand(0).type.shape) != 2:
-        raise Unsupported("batched tt.dot")
+    ashape, bshape = op.operand(0).type.shape, op.operand(1).type.shape
+    M, K = ashape[-2:]
+    N = bshape[-1]
+    batch = ashape[0] if len(ashape) == 3 else 1
+    rt = op.results[0].type
     cty = lty(ct)
-    if cty not in ("float", "double", "i32", "i64") or (cty == "float" and ct.name == "bf16"):
+    narrow = cty == "half" or (cty == "float" and ct.name == "bf16")
+    work = "float" if narrow else cty
+    if work not in ("float", "double", "i32", "i64"):
         raise Unsupported(f"tt.dot accumulating in {ct}")
     aty, bty = lty(at), lty(bt)
     cx.materialize(a)
     cx.materialize(b)
-    rt = op.results[0].type
-    if _acc_in_place(cx, op, c):
-        out = c.buf
+    if narrow:
+        # As the evaluator: the product in f32, then + c, then one rounding to c's type.
+        acc = cx.new_buf(rt.shape, F32)
+        cx.loops(rt.shape, lambda idx: cx.store_buf(acc, rt.shape, F32, idx, "0.0"))
+    elif _acc_in_place(cx, op, c):
+        acc = c.buf
     else:
+        acc = cx.new_buf(rt.shape, rt)
+        cx.copy_into(acc, rt.shape, rt, c)
+    width = max(1, cx.vector_bits // (32 if work in ("float", "i32") else 64))
+    for i in range(batch):
+        pa, pb, pc = (_sub(cx, buf, i * n, ty) for buf, n, ty in
+                      ((a.buf, M * K, aty), (b.buf, K * N, bty), (acc, M * N, work)))
+        if work in ("float", "double") and N % (2 * width) == 0 and M % 4 == 0:
+            _blocked(cx, pa, pb, pc, M, N, K, aty, bty, work, width)
+        else:
+            _plain(cx, pa, pb, pc, M, N, K, aty, bty, work)
+    if narrow:
         out = cx.new_buf(rt.shape, rt)
-        cx.copy_into(out, rt.shape, rt, c)
-    width = max(1, cx.vector_bits // (32 if cty in ("float", "i32") else 64))
-    if cty in ("float", "double") and N % (2 * width) == 0 and M % 4 == 0:
-        _blocked(cx, a.buf, b.buf, out, M, N, K, aty, bty, cty, width)
-    else:
-        _plain(cx, a.buf, b.buf, out, M, N, K, aty, bty, cty)
-    cx.vals[op.results[0]] = TV(rt.shape, rt, buf=out)
+
+        def finish(idx):
+            prod = cx.load_buf(TV(rt.shape, F32, buf=acc), idx)
+            cv = _widen(cx, c.at(cx, idx), cty, "float")
+            s = cx.emit(f"fadd float {prod}, {cv}")
+            if cty == "half":
+                s = cx.emit(f"fptrunc float {s} to half")
+            else:
+                s = round_bf16(cx, s)
+            cx.store_buf(out, rt.shape, rt, idx, s)
+        cx.loops(rt.shape, finish)
+        acc = out
+    cx.vals[op.results[0]] = TV(rt.shape, rt, buf=acc)
+
+
+F32 = T.FloatType("f32")
+
+
+def _sub(cx: Ctx, buf: str, offset: int, ty: str) -> str:
+    if offset == 0:
+        return buf
+    return cx.emit(f"getelementptr inbounds {ty}, ptr {buf}, i32 {offset}")
 
 
 def elem_of(t):

@@ -144,14 +144,35 @@ def _mulhi(cx, op):
     elementwise(cx, op, f, cost=3)
 
 
+def _rtz_from_float(c: Ctx, x: str, dt) -> str:
+    """float -> half or bf16 rounding toward zero: round to nearest, then step back toward
+    zero when that went past x in magnitude (bf16: drop the low bits; NaN stays NaN)."""
+    if is_bf16(dt):
+        b = c.emit(f"bitcast float {x} to i32")
+        t = c.emit(f"bitcast i32 {c.emit(f'and i32 {b}, -65536')} to float")
+        nan = c.emit(f"fcmp uno float {x}, 0.0")
+        return c.emit(f"select i1 {nan}, float {x}, float {t}")
+    h = c.emit(f"fptrunc float {x} to half")
+    back = call_fintrinsic(c, "fabs", "float", c.emit(f"fpext half {h} to float"))
+    over = c.emit(f"fcmp ogt float {back}, {call_fintrinsic(c, 'fabs', 'float', x)}")
+    hb = c.emit(f"bitcast half {h} to i16")
+    hb = c.emit(f"sub i16 {hb}, {c.emit(f'zext i1 {over} to i16')}")
+    return c.emit(f"bitcast i16 {hb} to half")
+
+
 @lowers("tt.fp_to_fp")
 def _fp_to_fp(cx, op):
     st, dt = elem(op.operand(0).type), elem(op.results[0].type)
     r = op.attr("rounding", 1)
     mode = r if isinstance(r, str) else ("rtz" if r == 0 else "rtne")
     src, dst = lty(st), lty(dt)          # raises Unsupported for fp8
-    if mode != "rtne" and dst != "double" and not (src == "half" and dst == "float"):
-        raise Unsupported("tt.fp_to_fp with round-toward-zero")
+    narrowing = is_bf16(dt) or {"half": 16, "float": 32, "double": 64}[dst] < \
+        {"half": 16, "float": 32, "double": 64}[src]
+    if mode == "rtz" and narrowing:
+        if src != "float":
+            raise Unsupported(f"tt.fp_to_fp rtz from {st}")
+        elementwise(cx, op, lambda c, x: _rtz_from_float(c, x, dt))
+        return
     def f(c, x):
         y = convert_float(c, src, dst, x)
         return rounded(c, dt, y) if is_bf16(dt) and not is_bf16(st) else y

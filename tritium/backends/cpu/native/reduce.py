@@ -12,6 +12,20 @@ from __future__ import annotations
 from .context import TV, Ctx, lowers, lty
 
 _ASSOC = {"arith.addf": "fadd", "arith.mulf": "fmul"}
+# Combine ops whose result does not depend on the order of the elements (up to float
+# rounding for addf/mulf): their reductions may run as SIMD lanes of partial results.
+_REORDERABLE = {"arith.addf", "arith.mulf", "arith.maxnumf", "arith.minnumf",
+                "arith.maximumf", "arith.minimumf", "arith.addi", "arith.muli", "arith.maxsi",
+                "arith.minsi", "arith.maxui", "arith.minui", "arith.andi", "arith.ori",
+                "arith.xori"}
+
+
+def _single_op(op):
+    region = op.regions[0].entry
+    body = [o for o in region if o.name not in ("tt.reduce.return", "tt.scan.return")]
+    if len(body) == 1 and len(region.args) == 2 and list(body[0].operands) == list(region.args):
+        return body[0].name
+    return None
 
 
 def _combine(cx: Ctx, op, accs, curs):
@@ -59,15 +73,56 @@ def _reduce(cx: Ctx, op):
         for t, p, v in zip(ts, ptrs, outs):
             cx.do(f"store {lty(t)} {v}, ptr {p}")
 
-    if shape[axis] > 1:
+    K = shape[axis]
+    lanes = max(4, cx.vector_bits // 32)
+    last = axis == len(shape) - 1
+    if last and K % lanes == 0 and K >= 2 * lanes and _single_op(op) in _REORDERABLE:
+        _lane_partials(cx, op, ins[0], ts[0], shape, oshape, lanes, lambda o: slot(0, o))
+    elif K > 1:
         start = [0] * len(shape)
         start[axis] = 1
-        cx.loops(shape, step, start=start)
+        # Along the last axis the accumulator is carried by the inner loop: keep it scalar.
+        cx.loops(shape, step, start=start, vectorize=not last)
     for r, t, b in zip(op.results, ts, bufs):
         if scalar:
             cx.vals[r] = cx.emit(f"load {lty(t)}, ptr {b}")
         else:
             cx.vals[r] = TV(oshape, t, buf=b)
+
+
+def _lane_partials(cx: Ctx, op, x, t, shape, oshape, lanes, slot) -> None:
+    """Reduce the last axis in `lanes` independent partial results (chunk c combines element
+    c*lanes + l into partial l, a plain elementwise loop that vectorises), then fold the
+    partials. Only for combines whose result does not depend on the order."""
+    K = shape[-1]
+    ty = lty(t)
+    outer = list(shape[:-1]) or [1]
+    part = cx.new_buf(outer + [lanes], t)
+
+    def row(o):
+        o = o if shape[:-1] else []
+        pshape = (outer if shape[:-1] else [1]) + [lanes]
+        po = o if shape[:-1] else ["0"]
+        cx.loops([lanes], lambda l: cx.store_buf(part, pshape, t, po + l, x.at(cx, o + l)))
+
+        def chunk(c):
+            def lane(l):
+                k = cx.emit(f"add nuw nsw i32 {cx.emit(f'mul nuw nsw i32 {c[0]}, {lanes}')}, "
+                            f"{l[0]}")
+                acc = cx.load_buf(TV(pshape, t, buf=part), po + l)
+                new = _combine(cx, op, [acc], [x.at(cx, o + [k])])[0]
+                cx.store_buf(part, pshape, t, po + l, new)
+            cx.loops([lanes], lane)
+        cx.loops([K // lanes], chunk, start=[1], vectorize=False)
+        p = slot(o)
+        cx.do(f"store {ty} {cx.load_buf(TV(pshape, t, buf=part), po + ['0'])}, ptr {p}")
+
+        def fold(l):
+            acc = cx.emit(f"load {ty}, ptr {p}")
+            cur = cx.load_buf(TV(pshape, t, buf=part), po + l)
+            cx.do(f"store {ty} {_combine(cx, op, [acc], [cur])[0]}, ptr {p}")
+        cx.loops([lanes], fold, start=[1], vectorize=False)
+    cx.loops(outer, row, vectorize=False)
 
 
 @lowers("tt.scan")
@@ -109,7 +164,35 @@ def _scan(cx: Ctx, op):
     if n > 1:
         start = [0] * len(shape)
         start[axis] = 1
-        cx.loops(shape, step, start=start)
+        cx.loops(shape, step, start=start, vectorize=axis != len(shape) - 1)
     for r, t, b in zip(op.results, ts, bufs):
         cx.vals[r] = TV(shape, t, buf=b)
 
+
+
+@lowers("tt.histogram")
+def _histogram(cx: Ctx, op):
+    """Counts of each value in [0, bins) (others are not counted), under an optional mask."""
+    x = cx.get(op.operand(0))
+    mask = cx.get(op.operand(1)) if len(op.operands) > 1 else None
+    rt = op.results[0].type
+    bins = rt.shape[0]
+    xty = lty(op.operand(0).type)
+    out = cx.new_buf(rt.shape, rt)
+    cx.loops(rt.shape, lambda idx: cx.store_buf(out, rt.shape, rt, idx, "0"))
+
+    def count(idx):
+        v = x.at(cx, idx)
+        ok = cx.emit(f"icmp ult {xty} {v}, {bins}")
+        if mask is not None:
+            ok = cx.emit(f"and i1 {ok}, {mask.at(cx, idx)}")
+
+        def bump():
+            i = v if xty == "i32" else cx.emit(
+                f"{'trunc' if int(xty[1:]) > 32 else 'zext'} {xty} {v} to i32")
+            p = cx.emit(f"getelementptr inbounds i32, ptr {out}, i32 {i}")
+            old = cx.emit(f"load i32, ptr {p}")
+            cx.do(f"store i32 {cx.emit(f'add i32 {old}, 1')}, ptr {p}")
+        cx.cond(ok, bump)
+    cx.loops(op.operand(0).type.shape, count)
+    cx.vals[op.results[0]] = TV(rt.shape, rt, buf=out)

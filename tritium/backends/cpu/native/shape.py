@@ -150,3 +150,20 @@ def _axis(op) -> int:
         return "xyz".index(a)
     return int(a)
 
+
+
+@lowers("tt.gather")
+def _gather(cx: Ctx, op):
+    """out[..., j, ...] = src[..., idx[..., j, ...], ...] along `axis` (indices out of range
+    are undefined, as on the GPU; the evaluator reports them)."""
+    src, index = cx.get(op.operand(0)), cx.get(op.operand(1))
+    axis = int(op.attr("axis"))
+    ity = lty(op.operand(1).type)
+    rt = _rt(op)
+
+    def fn(c, idx):
+        i = index.at(c, idx)
+        if ity != "i32":
+            i = c.emit(f"{'trunc' if int(ity[1:]) > 32 else 'sext'} {ity} {i} to i32")
+        return src.at(c, idx[:axis] + [i] + idx[axis + 1:])
+    cx.set(op.results[0], TV(rt.shape, rt, fn, deps=[src, index], cost=2))
