@@ -25,6 +25,9 @@ from ....ir.core import Block, Operation, Value
 
 HANDLERS: Dict[str, Callable] = {}
 CHEAP = 4          # lazy values this cheap (ops per element) are recomputed, not stored
+# Tensors live on the stack of the thread running the programs (8 MiB on the main thread
+# by default); kernels whose tiles need more run on the evaluator.
+MAX_FRAME = 6 << 20
 
 
 class Unsupported(NotImplementedError):
@@ -156,6 +159,7 @@ class Ctx:
         self.nprog: List[str] = ["1", "1", "1"]
         self.meta: List[str] = []
         self.nloops = 0
+        self.frame_bytes = 0
         self._vectorize = True
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.debug_table = "0"
@@ -208,6 +212,9 @@ class Ctx:
         self.decls[name] = text
 
     def alloca(self, ty: str, count: int = 1, align: int = 64) -> str:
+        self.frame_bytes += max(align, type_bytes(ty) * count)
+        if self.frame_bytes > MAX_FRAME:
+            raise Unsupported(f"tensors need more than {MAX_FRAME >> 20} MiB of stack")
         self.n += 1
         r = f"%a{self.n}"
         if count == 1:
