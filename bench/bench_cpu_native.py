@@ -1,6 +1,9 @@
 """Compiled CPU path vs the numpy evaluator vs torch eager on the CPU (vs upstream's
 interpreter when `import triton` works), one run, same machine.
 
+torch writes into preallocated outputs where it can (`out=` for add and mm); softmax, layer
+norm and dropout allocate their output per call, as torch eager code does.
+
     PYTHONPATH=. python bench/bench_cpu_native.py [--repeat N] [--eval-repeat N] [--quick]
 
 Each row: best wall time of --repeat runs after a warm-up. Compile time is the frontend
@@ -103,6 +106,7 @@ def workloads(torch, quick: bool):
     n = 1 << (20 if quick else 24)
     R = 1024 if quick else 4096
     x, y = torch.rand(n, generator=g), torch.rand(n, generator=g)
+    add_out = torch.empty(n)
     sm = torch.randn(R, R, generator=g)
     w, b = torch.randn(R, generator=g), torch.randn(R, generator=g)
     F = torch.nn.functional
@@ -110,7 +114,7 @@ def workloads(torch, quick: bool):
         (f"vector add 2^{n.bit_length() - 1} fp32", "add_kernel",
          lambda: dict(args=(x, y, torch.empty(n), n), kw=dict(BLOCK=4096),
                       grid=((n + 4095) // 4096,)),
-         lambda o: torch.equal(o[2], x + y), lambda: torch.add(x, y)),
+         lambda o: torch.equal(o[2], x + y), lambda: torch.add(x, y, out=add_out)),
         (f"row softmax {R}x{R} fp32", "softmax_kernel",
          lambda: dict(args=(torch.empty(R, R), sm, R, R, R), kw=dict(BLOCK=R), grid=(R,)),
          lambda o: torch.allclose(o[0], torch.softmax(sm, 1), atol=1e-6),
@@ -133,7 +137,7 @@ def workloads(torch, quick: bool):
                           args=(a, bb, torch.empty(S, S), S, S, S, S, 1, S, 1, S, 1),
                           kw=dict(BM=64, BN=64, BK=32), grid=(S // 64, S // 64)),
                       lambda o, a=a, bb=bb: torch.allclose(o[2], a @ bb, atol=1e-3, rtol=1e-4),
-                      lambda a=a, bb=bb: torch.mm(a, bb)))
+                      lambda a=a, bb=bb, o=torch.empty(S, S): torch.mm(a, bb, out=o)))
     return cases
 
 

@@ -160,6 +160,7 @@ class Ctx:
         self.meta: List[str] = []
         self.nloops = 0
         self.frame_bytes = 0
+        self.known_true: set = set()    # ids of mask TVs known to be all true here
         self._vectorize = True
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.debug_table = "0"

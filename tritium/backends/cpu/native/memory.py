@@ -95,7 +95,7 @@ def _load(cx: Ctx, op):
 
     def one(c, idx):
         p = operand_at(c, ptr, idx)
-        if mask is None:
+        if mask is None or id(mask) in c.known_true:
             return load_one(c, t, p, vol)
         m = operand_at(c, mask, idx)
         o = operand_at(c, other, idx) if other is not None else _zero(t)
@@ -105,8 +105,41 @@ def _load(cx: Ctx, op):
         return
     tv = TV(rt.shape, rt, one, deps=ins, impure=True, cost=2, pw=True)
     if isinstance(ptr, TV) and rt.shape[-1] > 1 and _reads_buffer(ptr):
-        tv.fill = lambda c, dst: _fill_rows(c, dst, tv, ptr, mask, other, vol)
+        fill = lambda c, dst: _fill_rows(c, dst, tv, ptr, mask, other, vol)  # noqa: E731
+    else:
+        fill = lambda c, dst: c.loops(tv.shape, lambda idx: c.store_buf(  # noqa: E731
+            dst, tv.shape, t, idx, tv.at(c, idx)))
+    tv.fill = lambda c, dst: unmasked_if_full(c, mask, lambda: fill(c, dst))
     cx.set(op.results[0], tv)
+
+
+def unmasked_if_full(cx: Ctx, mask, emit) -> None:
+    """Emit `emit()` twice, behind a run-time test of whether `mask` is true everywhere:
+    in the copy for a full block the mask is known true, so loads and stores are plain SIMD
+    (only the ragged last block takes the masked copy). Masks that read memory, or
+    that are already known, are not tested."""
+    if not isinstance(mask, TV) or mask.impure or id(mask) in cx.known_true:
+        emit()
+        return
+    flag = cx.alloca("i1")
+    cx.do(f"store i1 true, ptr {flag}")
+
+    def check(idx):
+        acc = cx.emit(f"load i1, ptr {flag}")
+        cx.do(f"store i1 {cx.emit(f'and i1 {acc}, {mask.at(cx, idx)}')}, ptr {flag}")
+    cx.loops(mask.shape, check)
+    full = cx.emit(f"load i1, ptr {flag}")
+    yes, no, join = cx.label("full"), cx.label("ragged"), cx.label("joined")
+    cx.do(f"br i1 {full}, label %{yes}, label %{no}")
+    cx.start_block(yes)
+    cx.known_true.add(id(mask))
+    emit()
+    cx.known_true.discard(id(mask))
+    cx.br(join)
+    cx.start_block(no)
+    emit()
+    cx.br(join)
+    cx.start_block(join)
 
 
 def _reads_buffer(tv: TV) -> bool:
@@ -151,7 +184,7 @@ def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool) -> No
                     p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
                 else:
                     p = ptr.at(cx, full)
-                if mask is None:
+                if mask is None or id(mask) in cx.known_true:
                     v = load_one(cx, t, p, vol)
                 else:
                     m = operand_at(cx, mask, full)
@@ -173,14 +206,14 @@ def _store(cx: Ctx, op):
 
     def one(c, idx):
         p = operand_at(c, ptr, idx)
-        if mask is None:
+        if mask is None or id(mask) in c.known_true:
             store_one(c, t, p, operand_at(c, val, idx))
             return
         m = operand_at(c, mask, idx)
         c.cond(m, lambda: store_one(c, t, p, operand_at(c, val, idx)))
     st = op.operand(0).type
     if isinstance(st, T.TensorType):
-        cx.loops(st.shape, lambda idx: one(cx, idx), parallel=True)
+        unmasked_if_full(cx, mask, lambda: cx.loops(st.shape, lambda idx: one(cx, idx)))
     else:
         one(cx, [])
 
