@@ -162,6 +162,7 @@ class Ctx:
         self.frame_bytes = 0
         self.known_true: set = set()    # ids of mask TVs known to be all true here
         self._vectorize = True
+        self._interleave = 0
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.debug_table = "0"
         self.op: Optional[Operation] = None
@@ -190,7 +191,7 @@ class Ctx:
     def br(self, label: str) -> None:
         self.do(f"br label %{label}")
 
-    def loop_md(self, vectorize: bool) -> str:
+    def loop_md(self, vectorize: bool, interleave: int = 0) -> str:
         """Metadata for a loop's latch branch. Inner loops get an explicit vector width:
         it is what we want anyway (one SIMD register of 32-bit lanes), and it keeps LLVM 22's
         vectoriser off a cost-model path that trips an internal assertion (an abort, in the
@@ -201,9 +202,13 @@ class Ctx:
             # No full unrolling before the vectoriser sees the loop: a 32-trip masked loop
             # unrolled first becomes 32 scalar branches instead of 2 masked SIMD loads.
             w = max(4, self.vector_bits // 32)
-            self.meta.append(f'!{k} = distinct !{{!{k}, !{k + 1}, !{k + 2}}}')
+            extra = f", !{k + 3}" if interleave else ""
+            self.meta.append(f'!{k} = distinct !{{!{k}, !{k + 1}, !{k + 2}{extra}}}')
             self.meta.append(f'!{k + 1} = !{{!"llvm.loop.vectorize.width", i32 {w}}}')
             self.meta.append(f'!{k + 2} = !{{!"llvm.loop.unroll.disable"}}')
+            if interleave:
+                self.meta.append(f'!{k + 3} = !{{!"llvm.loop.interleave.count", '
+                                 f'i32 {interleave}}}')
         else:
             self.meta.append(f'!{k} = distinct !{{!{k}, !{k + 1}}}')
             self.meta.append(f'!{k + 1} = !{{!"llvm.loop.vectorize.enable", i1 false}}')
@@ -331,15 +336,16 @@ class Ctx:
         self.pending = [tv for tv in self.pending if tv.buf is None]
 
     def loops(self, shape, body: Callable[[List[str]], None], *, start=None,
-              parallel: bool = False, vectorize: bool = True) -> None:
+              parallel: bool = False, vectorize: bool = True, interleave: int = 0) -> None:
         """A loop nest over `shape` (row-major order, innermost dim last), `body(idx)`.
         `start` gives a per-dimension first index (default 0). `vectorize=False` keeps the
         innermost loop scalar (loops that carry a value from one iteration to the next:
         LLVM 22 miscompiles some vectorised min/max reductions into endless loops)."""
         self.memo.append({})
-        saved, self._vectorize = self._vectorize, vectorize
+        saved = self._vectorize, self._interleave
+        self._vectorize, self._interleave = vectorize, interleave
         self._nest(list(shape), 0, [], body, start or [0] * len(shape))
-        self._vectorize = saved
+        self._vectorize, self._interleave = saved
         self.memo.pop()
 
     def _nest(self, shape, d, idx, body, start) -> None:
@@ -367,7 +373,7 @@ class Ctx:
         self.memo.pop()
         nxt = self.emit(f"add nuw nsw i32 {iv}, 1")
         done = self.emit(f"icmp eq i32 {nxt}, {n}")
-        md = self.loop_md(self.nloops == before and self._vectorize)
+        md = self.loop_md(self.nloops == before and self._vectorize, self._interleave)
         self.do(f"br i1 {done}, label %{exit_}, label %{head}, {md}")
         self.lines[phi_at] = f"  {iv} = phi i32 [ {start[d]}, %{pre} ], [ {nxt}, %{self.block} ]"
         self.start_block(exit_)
