@@ -336,7 +336,7 @@ class Ctx:
         self.pending = [tv for tv in self.pending if tv.buf is None]
 
     def loops(self, shape, body: Callable[[List[str]], None], *, start=None,
-              parallel: bool = False, vectorize: bool = True, interleave: int = 0) -> None:
+              vectorize: bool = True, interleave: int = 0) -> None:
         """A loop nest over `shape` (row-major order, innermost dim last), `body(idx)`.
         `start` gives a per-dimension first index (default 0). `vectorize=False` keeps the
         innermost loop scalar (loops that carry a value from one iteration to the next:
