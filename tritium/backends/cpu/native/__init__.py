@@ -57,7 +57,8 @@ class NativeKernel:
 def compile_native(module, name: str, options, ttir_key: Optional[str] = None) -> NativeKernel:
     from ....runtime import knobs
     from ....runtime.cache import FileCache, kernel_key
-    from .jit import Engine, host_key, vector_bits
+    from .context import Unsupported
+    from .jit import Engine, host_key, missing_symbols, vector_bits
     from .debug import bind_symbols
     from .module import lower_kernel
     t0 = time.perf_counter()
@@ -68,10 +69,15 @@ def compile_native(module, name: str, options, ttir_key: Optional[str] = None) -
         key = kernel_key(ttir_key, options, "cpu-native", host_key())
         cache = FileCache(key, stages=("llir", "obj"), binary=("obj",))
         hit = None if knobs.always_compile() else cache.load(name[:150])
-        if hit is not None and hit["asm"]["llir"] == llir:
+        if hit is not None and hit["asm"]["llir"] == llir \
+                and not missing_symbols(hit["asm"]["obj"]):
             eng = Engine(None, obj=hit["asm"]["obj"])
             return NativeKernel(name, llir, kinds, eng, time.perf_counter() - t0, sites)
     eng = Engine(llir)
+    missing = missing_symbols(eng.obj or b"")
+    if missing:
+        raise Unsupported(f"the machine code calls {', '.join(missing)}, which this process "
+                          "does not provide")
     dt = time.perf_counter() - t0
     if cache is not None and eng.obj:
         cache.store(name[:150], {"llir": llir, "obj": eng.obj},

@@ -90,6 +90,35 @@ class Engine:
         return self.engine.get_function_address(name)
 
 
+def undefined_symbols(obj: bytes) -> list:
+    """Names an ELF64 object file uses but does not define (what MCJIT must find in the
+    process). MCJIT binds a name it cannot find to address 0, so a kernel calling, say, a
+    compiler-rt helper would jump to 0; the caller checks these first."""
+    import struct
+    if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+        return []
+    shoff, = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+    out = []
+    for sec in secs:
+        if sec[1] != 2:                          # SHT_SYMTAB
+            continue
+        _, _, _, _, off, size, link, _, _, entsize = sec
+        stroff = secs[link][4]
+        for k in range(1, size // entsize):
+            name, info, _, shndx, _, _ = struct.unpack_from("<IBBHQQ", obj, off + k * entsize)
+            if shndx == 0 and name:
+                end = obj.index(b"\0", stroff + name)
+                out.append(obj[stroff + name:end].decode())
+    return out
+
+
+def missing_symbols(obj: bytes) -> list:
+    llvm = _llvm()
+    return [n for n in undefined_symbols(obj) if not llvm.address_of_symbol(n)]
+
+
 def compile_llir(llir: str) -> Tuple[Engine, bytes]:
     eng = Engine(llir)
     return eng, eng.obj
