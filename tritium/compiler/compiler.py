@@ -13,8 +13,8 @@ The disk cache (`runtime/cache.py`) holds the stages after the first: the first 
 always runs (for an `ASTSource` it is the frontend plus the TTIR passes, milliseconds),
 and its text, with locations, is the key, together with the options, the target, the
 backend's own hash and tritium's sources. A backend with a single stage (the CPU on its
-evaluator) is not cached on disk. With TRITON_REMOTE_CACHE_BACKEND set, a local miss asks the remote tier
-(`runtime/remote_cache.py`) and a fresh entry is pushed there.
+evaluator) is not cached on disk. With TRITON_REMOTE_CACHE_BACKEND set, a local miss asks
+the remote tier (`runtime/remote_cache.py`) and a fresh entry is pushed there.
 
 After each compile, `knobs.compilation.listener` (when set) is called as upstream's, with
 the source, the metadata, each stage's time and whether the disk cache had the kernel.

@@ -96,7 +96,7 @@ class CompiledKernel:
         # the TTIR module) rather than text.
         products = products or {}
         ext = backend.binary_ext
-        binary = getattr(backend, "binary", None)  # a binary made of several stages (CPU)
+        binary = getattr(backend, "binary", None)  # (a plugin's backend may lack it)
         self.kernel = binary(asm, products) if binary is not None \
             else products.get(ext, asm.get(ext))
         self.module = None

@@ -41,9 +41,6 @@ class CPUFunction:
         self._native = None  # loaded (or found missing, False) on the first launch
         self._written = None
 
-    def __getitem__(self, i):  # (module, name), as the evaluator's callers take it
-        return (self.module, self.name)[i]
-
     def native(self, metadata):
         if self._native is None:
             from .native import load
