@@ -41,3 +41,24 @@ def pytest_runtest_makereport(item, call):
         for name, value in item.user_properties:
             if name == "seed":
                 report.sections.append(("seed", f"TRITIUM_TEST_SEED={value}"))
+
+
+# ------------------------------------------------------------------ the two CPU paths
+# Kernels on CPU tensors run compiled (the default) or on the numpy evaluator. Every CPU
+# test runs on either: `pytest --cpu-path=evaluator` (CI runs the CPU tests both ways), and
+# tests that compare the two take the `cpu_path` fixture, which runs them once per path.
+def pytest_addoption(parser):
+    parser.addoption("--cpu-path", choices=("native", "evaluator"), default=None,
+                     help="which CPU path runs kernels (sets TRITIUM_CPU_PATH)")
+
+
+def pytest_configure(config):
+    path = config.getoption("--cpu-path", default=None)
+    if path:
+        os.environ["TRITIUM_CPU_PATH"] = path
+
+
+@pytest.fixture(params=["native", "evaluator"])
+def cpu_path(request, monkeypatch):
+    monkeypatch.setenv("TRITIUM_CPU_PATH", request.param)
+    return request.param

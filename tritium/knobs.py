@@ -420,6 +420,20 @@ class language_knobs(base_knobs):
     default_fp_fusion = env_bool("TRITON_DEFAULT_FP_FUSION", True)
 
 
+class cpu_knobs(base_knobs):
+    # tritium's own: how kernels on CPU tensors run. Compiled by LLVM for this machine
+    # (the default) or on the numpy evaluator of TTIR (TRITIUM_CPU_PATH=evaluator, and always
+    # under TRITON_INTERPRET=1, for its bounds checks).
+    path = env_str("TRITIUM_CPU_PATH", "native")
+    max_threads = env_int("TRITON_CPU_MAX_THREADS", 0)  # 0: every core
+    native_strict = env_bool("TRITIUM_CPU_NATIVE_STRICT")  # no fallback: a lowering gap raises
+
+    def compiled(self) -> bool:
+        """Whether kernels on CPU tensors run compiled (else on the evaluator)."""
+        return not runtime.interpret and \
+            self.path.lower() not in ("evaluator", "eval", "interpret", "numpy")
+
+
 class nvidia_knobs(base_knobs):
     cuobjdump = env_nvidia_tool("cuobjdump")
     nvdisasm = env_nvidia_tool("nvdisasm")
@@ -463,6 +477,7 @@ compilation = compilation_knobs()
 autotuning = autotuning_knobs()
 runtime = runtime_knobs()
 language = language_knobs()
+cpu = cpu_knobs()
 nvidia = nvidia_knobs()
 amd = amd_knobs()
 proton = proton_knobs()

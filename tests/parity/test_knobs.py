@@ -173,7 +173,9 @@ def test_launch_hooks_are_called_around_each_launch(fresh, rng):
     assert hooks_maybe_set == [False]
 
 
-def test_compilation_listener_hears_each_compile(fresh, rng):
+def test_compilation_listener_hears_each_compile(fresh, rng, monkeypatch, tmp_path):
+    # An empty disk cache: compiled CPU kernels are cached there too.
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     heard = []
 
     def listener(*, src, metadata, metadata_group, times, cache_hit):

@@ -61,6 +61,11 @@ class BaseBackend(metaclass=ABCMeta):
         first stage receives the TTIR module; a stage may add to `metadata`."""
         raise NotImplementedError
 
+    def binary(self, asm: dict, products: dict):
+        """What the driver loads (`CompiledKernel.kernel`): the `binary_ext` stage's
+        product, else its text. A backend whose binary spans stages overrides this."""
+        return products.get(self.binary_ext, asm.get(self.binary_ext))
+
     def load_dialects(self, context) -> None:
         """tritium's IR knows every dialect it parses; nothing to load."""
 

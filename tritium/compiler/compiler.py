@@ -12,9 +12,9 @@ compiling for a GPU on a machine without one works (loading waits for the launch
 The disk cache (`runtime/cache.py`) holds the stages after the first: the first stage
 always runs (for an `ASTSource` it is the frontend plus the TTIR passes, milliseconds),
 and its text, with locations, is the key, together with the options, the target, the
-backend's own hash and tritium's sources. A backend with a single stage (the CPU) is not
-cached on disk. With TRITON_REMOTE_CACHE_BACKEND set, a local miss asks the remote tier
-(`runtime/remote_cache.py`) and a fresh entry is pushed there.
+backend's own hash and tritium's sources. A backend with a single stage (the CPU on its
+evaluator) is not cached on disk. With TRITON_REMOTE_CACHE_BACKEND set, a local miss asks
+the remote tier (`runtime/remote_cache.py`) and a fresh entry is pushed there.
 
 After each compile, `knobs.compilation.listener` (when set) is called as upstream's, with
 the source, the metadata, each stage's time and whether the disk cache had the kernel.
@@ -200,7 +200,8 @@ class _Compilation:
             metadata = cache.store(self.fname, asm, metadata)
             remote_cache.push(cache, self.fname, asm, metadata)
             self.store_us = _us_since(t0)
-        return CompiledKernel(src, asm, metadata, self.backend, used)
+        # The first stage's product stays an object (the CPU evaluates its TTIR module).
+        return CompiledKernel(src, asm, metadata, self.backend, used, products)
 
     def _dump_all(self, kernel, key_text):
         if knobs.kernel_dump():

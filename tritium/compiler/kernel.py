@@ -96,7 +96,9 @@ class CompiledKernel:
         # the TTIR module) rather than text.
         products = products or {}
         ext = backend.binary_ext
-        self.kernel = products.get(ext, asm.get(ext))
+        binary = getattr(backend, "binary", None)  # (a plugin's backend may lack it)
+        self.kernel = binary(asm, products) if binary is not None \
+            else products.get(ext, asm.get(ext))
         self.module = None
         self.function = None
         # Known from the assembler's report before any device is touched; loading the

@@ -35,7 +35,7 @@ from .cache_managers import (CacheManager, FileCacheManager,  # noqa: F401 (upst
                              make_so_cache_key)
 
 STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")  # the NVIDIA backend's, the default
-BINARY_STAGES = ("cubin", "hsaco", "bin", "so")
+BINARY_STAGES = ("cubin", "hsaco", "bin", "so", "obj")  # "obj": the CPU backend's machine code
 # Environment variables that change the generated code.
 CACHE_INVALIDATING_ENV = ("TRITON_DEBUG", "TRITON_DEFAULT_FP_FUSION", "DISABLE_LLVM_OPT",
                           "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "TRITON_F32_DEFAULT",

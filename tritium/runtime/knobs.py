@@ -96,6 +96,23 @@ def autotuning_progress():
     return _k.autotuning.progress
 
 
+
+def cpu_path() -> str:
+    """Which CPU path runs kernels on CPU tensors: 'native' (compiled by LLVM for this
+    machine, the default) or 'evaluator' (TRITON_INTERPRET=1 or TRITIUM_CPU_PATH=evaluator)."""
+    return "native" if _k.cpu.compiled() else "evaluator"
+
+
+def cpu_max_threads() -> int:
+    """TRITON_CPU_MAX_THREADS=<n>: cap the threads a compiled CPU kernel runs on (0: all)."""
+    return max(0, _k.cpu.max_threads)
+
+
+def cpu_native_strict() -> bool:
+    """TRITIUM_CPU_NATIVE_STRICT=1: a kernel the compiled CPU path cannot lower is an error
+    instead of running on the evaluator (to see what the compiled path covers)."""
+    return _k.cpu.native_strict
+
 def __getattr__(name):
     # Upstream code reaches the knob groups through modules that imported `knobs`
     # (`from triton.runtime.cache import knobs; knobs.cache.dir`): answer with tritium.knobs.

@@ -1,9 +1,12 @@
-"""The CPU backend's compiler side: options and its one stage, the TTIR passes. The TTIR
-module itself is the "binary" its driver runs (`driver.py`, evaluated with numpy)."""
+"""The CPU backend's compiler side: options and its stages. "ttir" (the TTIR passes) always;
+then, when kernels run compiled (`knobs.cpu.compiled()`, and not with debug=True, which asks
+for the evaluator's checks), "llir" (TTIR lowered for the host) and "obj" (LLVM's machine
+code for this CPU, `native/`). The driver (`driver.py`) runs the object code, or evaluates
+the TTIR module with numpy when there is none or the evaluator is asked for."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ..compiler import BaseBackend, GPUTarget, Language, check_num_warps
 
@@ -62,6 +65,17 @@ def make_ttir(module, metadata, options):
     return module
 
 
+class CPUBinary(NamedTuple):
+    """What the CPU driver loads: the TTIR (module or text) and the object code (b"": none)."""
+    ttir: object
+    obj: bytes
+
+
+def compiled_stages(options) -> bool:
+    import tritium.knobs as knobs
+    return knobs.cpu.compiled() and not options.debug
+
+
 class CPUBackend(BaseBackend):
     binary_ext = "ttir"
 
@@ -73,7 +87,9 @@ class CPUBackend(BaseBackend):
         return target.backend == "cpu"
 
     def hash(self) -> str:
-        return "cpu"
+        # Object code is for this CPU: its triple, name and features are part of the key.
+        from .native.jit import host_key
+        return f"cpu:{host_key()}"
 
     def parse_options(self, options: dict) -> CPUOptions:
         known = CPUOptions.__dataclass_fields__
@@ -83,6 +99,24 @@ class CPUBackend(BaseBackend):
 
     def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:
         stages["ttir"] = lambda src, metadata: make_ttir(src, metadata, options)
+        if compiled_stages(options):
+            from . import native
+            stages["llir"] = native.make_llir
+            stages["obj"] = native.make_obj
+
+    def binary(self, asm, products) -> CPUBinary:
+        return CPUBinary(products.get("ttir", asm.get("ttir")), asm.get("obj") or b"")
+
+    def disassemble(self, key: str, asm):
+        """`kernel.asm["asm"]`: the host assembly of the compiled kernel."""
+        if key == "asm" and asm.get("llir"):
+            from .native import host_asm
+            return host_asm(asm["llir"])
+        return None
 
     def pack_metadata(self, metadata):
+        # Metadata that went through JSON (the disk cache, with the compiled stages) has
+        # `shared` back as a plain 0: make it `NoUsage` again.
+        if not metadata.get("shared"):
+            metadata["shared"] = NoUsage()
         return (metadata.get("num_warps", 4), metadata.get("num_ctas", 1), 0)

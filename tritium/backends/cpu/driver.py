@@ -1,6 +1,9 @@
-"""The CPU backend's driver: the CPU is a device like any other. Its "binary" is the TTIR
-module, its launcher evaluates it for every program of the grid (`launch.py`), and work on
-it is timed with the wall clock."""
+"""The CPU backend's driver: the CPU is a device like any other. Its binary is the TTIR
+module with, when the kernel was compiled, its object code (`compiler.CPUBinary`). The
+launcher calls the compiled kernel on a thread pool (`native/launcher.py`), or evaluates
+the TTIR for every program of the grid (`launch.py`) when there is no object code or the
+evaluator is asked for (TRITON_INTERPRET=1, TRITIUM_CPU_PATH=evaluator). Work on it is timed
+with the wall clock."""
 from __future__ import annotations
 
 import os
@@ -8,17 +11,19 @@ import time
 
 from ..compiler import GPUTarget
 from ..driver import DriverBase
-from .compiler import NoUsage
+from .compiler import CPUBinary, NoUsage
 
 
 class _Utils:
     def load_binary(self, name, kernel, shared=0, device=0):
         """(module, function, n_regs, n_spills, n_max_threads): a CPU program holds no GPU
-        registers (`NoUsage`: 0, which grid-sizing code can divide by)."""
-        if isinstance(kernel, (str, bytes)):
+        registers (`NoUsage`: 0, which grid-sizing code can divide by). `kernel` is a
+        `CPUBinary` or TTIR (module or text); the function is a `CPUFunction`."""
+        ttir, obj = kernel if isinstance(kernel, CPUBinary) else (kernel, b"")
+        if isinstance(ttir, (str, bytes)):
             from ...ir.parser import parse_module
-            kernel = parse_module(kernel.decode() if isinstance(kernel, bytes) else kernel)
-        return kernel, (kernel, name), NoUsage(), 0, 1 << 30
+            ttir = parse_module(ttir.decode() if isinstance(ttir, bytes) else ttir)
+        return ttir, CPUFunction(ttir, name, obj), NoUsage(), 0, 1 << 30
 
     def get_device_properties(self, device=None):
         return {"max_shared_mem": 0, "multiprocessor_count": os.cpu_count() or 1,
@@ -26,8 +31,33 @@ class _Utils:
                 "mem_clock_rate": 0, "mem_bus_width": 0}
 
 
+class CPUFunction:
+    """A loaded CPU kernel: its TTIR module and name (what the evaluator runs), the object
+    code, loaded on first use into `native` (a `native.NativeKernel`, None when there is no
+    object code), and which arguments it stores through (for the read-only check)."""
+
+    def __init__(self, module, name, obj=b""):
+        self.module, self.name, self.obj = module, name, obj
+        self._native = None  # loaded (or found missing, False) on the first launch
+        self._written = None
+
+    def native(self, metadata):
+        if self._native is None:
+            from .native import load
+            self._native = load(self.obj, self.name, metadata) or False
+        return self._native or None
+
+    def written(self):
+        if self._written is None:
+            from .evaluator import module_plan
+            from .readonly import written_args
+            self._written = written_args(module_plan(self.module).funcs[self.name])
+        return self._written
+
+
 class CPULauncher:
-    """Launches a TTIR kernel on the CPU. Constexpr arguments are dropped by position (the
+    """Launches a kernel on the CPU: compiled when it has object code (and the evaluator is
+    not asked for), else on the evaluator. Constexpr arguments are dropped by position (the
     source's signature), so `k[grid](*all_args)` works as on a GPU."""
 
     def __init__(self, src, metadata):
@@ -37,17 +67,36 @@ class CPULauncher:
         self.keep = [i for i, ty in enumerate(types) if ty != "constexpr" and (i,) not in consts]
         self.descs = {i for i in self.keep if str(types[i]).startswith("tensordesc")}
         self.all_runtime = len(self.keep) == len(types)
+        names = list(sig)
+        self.names = [names[i] for i in self.keep] if len(names) == len(types) else None
+        self.metadata = metadata
 
     def launch(self, grid, args, function) -> None:
-        from .launch import launch
         if 0 in grid:
             return
         if not self.all_runtime:
             args = [args[i] for i in self.keep]
+        names = self.names
         if self.descs:
-            args = _expand_descriptors(args, [i in self.descs for i in self.keep])
+            is_desc = [i in self.descs for i in self.keep]
+            if names is not None:  # a descriptor's name stands for its shape and strides too
+                names = [m for n, d, a in zip(names, is_desc, args)
+                         for m in [n] * (1 + (2 * len(a.shape) if d else 0))]
+            args = _expand_descriptors(args, is_desc)
+        if not isinstance(function, CPUFunction):  # (module, name) from a caller of its own
+            function = CPUFunction(function[0], function[1])
+        written = function.written()
+        if written:
+            from .readonly import check_writable
+            check_writable(function.name, written, args, names)
+        import tritium.knobs as knobs
+        nk = function.native(self.metadata) if knobs.cpu.compiled() else None
         with _host_copies(args) as host_args:
-            launch(function[0], function[1], grid, host_args)
+            if nk is not None:
+                nk.run(grid, host_args)
+            else:
+                from .launch import launch
+                launch(function.module, function.name, grid, host_args)
 
     def __call__(self, gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata,
                  enter_hook, exit_hook, *args):

@@ -305,3 +305,18 @@ def scalar_array(value, t: T.Type) -> np.ndarray:
     if v >= 1 << (width - 1):
         v -= 1 << width
     return np.array([v], dtype=dt)
+
+
+def format_scalar(v, hexa: bool, signed: bool) -> str:
+    """One value as tl.device_print shows it (both CPU paths print through this)."""
+    if hexa:
+        if v.dtype.kind in "iub":
+            bits = int(np.asarray(v).astype(np.int64)) & ((1 << (8 * v.dtype.itemsize)) - 1)
+        else:
+            bits = int(np.asarray(v).view(f"u{v.dtype.itemsize}"))
+        return f"0x{bits:0{2 * v.dtype.itemsize}x}"
+    if v.dtype.kind == "i" and not signed:
+        return str(int(np.asarray(v).view(f"u{v.dtype.itemsize}")))
+    if v.dtype.kind == "b":
+        return str(int(v))
+    return str(v.item() if v.dtype.kind != "f" else float(v))

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from .dtypes import compute_dtype
+from .dtypes import compute_dtype, format_scalar as _fmt
 from .evaluator import broadcast_programs, call_function, register, run_block
 
 _ZERO_I32 = np.zeros(1, np.int32)
@@ -186,20 +186,6 @@ def _call(pc, op):
 
 
 # ------------------------------------------------------------------ print / assert
-def _fmt(v, hexa: bool, signed: bool) -> str:
-    if hexa:
-        if v.dtype.kind in "iub":
-            bits = int(np.asarray(v).astype(np.int64)) & ((1 << (8 * v.dtype.itemsize)) - 1)
-        else:
-            bits = int(np.asarray(v).view(f"u{v.dtype.itemsize}"))
-        return f"0x{bits:0{2 * v.dtype.itemsize}x}"
-    if v.dtype.kind == "i" and not signed:
-        return str(int(np.asarray(v).view(f"u{v.dtype.itemsize}")))
-    if v.dtype.kind == "b":
-        return str(int(v))
-    return str(v.item() if v.dtype.kind != "f" else float(v))
-
-
 @register("tt.print")
 def _print(pc, op):
     prefix = op.attr("prefix", "")

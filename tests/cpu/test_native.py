@@ -1,0 +1,145 @@
+"""The compiled CPU path: what it adds beyond running the suite's kernels (which every
+language test does on both paths): read-only buffers, the disk cache, `kernel.asm`, the
+per-kernel fallback, atomics across cores, the thread knob, `tl.dot` shapes and dtypes."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tritium as triton
+import tritium.language as tl
+
+
+@pytest.fixture
+def native(monkeypatch):
+    """Run on the compiled path whatever --cpu-path says."""
+    monkeypatch.setenv("TRITIUM_CPU_PATH", "native")
+
+
+@triton.jit
+def copy_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=m) * 2, mask=m)
+
+
+def test_store_into_read_only_buffer_is_refused(cpu_path, rng):
+    x = rng.standard_normal(100).astype(np.float32)
+    ro = np.frombuffer(x.tobytes(), np.float32)          # writeable=False
+    out = np.zeros(100, np.float32)
+    copy_kernel[(4,)](ro, out, 100, BLOCK=32)            # reading one is fine
+    np.testing.assert_array_equal(out, x * 2)
+    with pytest.raises(ValueError, match="'dst_ptr'.*read-only"):
+        copy_kernel[(4,)](x, ro, 100, BLOCK=32)
+    np.testing.assert_array_equal(ro, x)                  # and nothing was written
+
+
+def test_asm_has_ttir_llir_and_host_assembly(rng, native):
+    x = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    k = copy_kernel[(1,)](x, out, 64, BLOCK=64)
+    asm = k.asm
+    assert "tt.func" in asm["ttir"]
+    assert 'define void @"copy_kernel"' in asm["llir"]
+    assert "copy_kernel" in asm["asm"] and "ret" in asm["asm"]
+
+
+def test_second_process_loads_object_code_from_the_disk_cache(tmp_path):
+    script = textwrap.dedent("""
+        import numpy as np, tritium as triton, tritium.language as tl
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+        x = np.arange(8, dtype=np.float32)
+        kern = k[(1,)](x, 8, BLOCK=8)
+        assert (x == np.arange(8) + 1).all()
+        nk = kern.function.native(kern.metadata)
+        print("from-cache" if nk.engine.llir_opt is None else "compiled")
+    """)
+    path = tmp_path / "kern.py"
+    path.write_text(script)
+    env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(
+                   os.path.abspath(__file__)))))
+    env.pop("TRITIUM_CPU_PATH", None)
+    env.pop("TRITON_ALWAYS_COMPILE", None)
+    runs = [subprocess.run([sys.executable, str(path)], env=env, capture_output=True,
+                           text=True, timeout=120) for _ in range(2)]
+    assert [r.stdout.strip() for r in runs] == ["compiled", "from-cache"], runs[1].stderr
+
+
+@triton.jit
+def fp8_kernel(x_ptr, o_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(o_ptr + offs, x.to(tl.float8e5).to(tl.float32))
+
+
+def test_kernel_with_an_op_not_compiled_falls_back_to_the_evaluator(rng, caplog, native):
+    x = rng.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    with caplog.at_level("DEBUG", logger="tritium.cpu.native"):
+        k = fp8_kernel[(1,)](x, out, BLOCK=64)      # fp8 is evaluator-only for now
+    import torch
+    want = torch.from_numpy(x).to(torch.float8_e5m2).float().numpy()
+    np.testing.assert_array_equal(out, want)
+    assert k.function.native(k.metadata) is None
+    assert any("runs on the evaluator" in r.message for r in caplog.records)
+
+
+@triton.jit
+def counter_kernel(count_ptr, lock_ptr, total_ptr, vals_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    v = tl.load(vals_ptr + pid * BLOCK + tl.arange(0, BLOCK))
+    tl.atomic_add(count_ptr, 1)
+    s = tl.sum(v, axis=0)
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    tl.store(total_ptr, tl.load(total_ptr, volatile=True) + s)   # guarded by the lock
+    tl.atomic_xchg(lock_ptr, 0)
+
+
+@pytest.mark.parametrize("threads", ["1", "0"])
+def test_atomics_and_a_spin_lock_across_programs(rng, monkeypatch, native, threads):
+    monkeypatch.setenv("TRITON_CPU_MAX_THREADS", threads)
+    P, B = 200, 16
+    vals = rng.integers(-50, 50, P * B).astype(np.int64)
+    count, lock, total = (np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(1, np.int64))
+    k = counter_kernel[(P,)](count, lock, total, vals, BLOCK=B)
+    assert k.function.native(k.metadata) is not None
+    assert count[0] == P and lock[0] == 0 and total[0] == vals.sum()
+
+
+@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+               ACC: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    acc = tl.load(c_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, acc, out_dtype=ACC))
+
+
+@pytest.mark.parametrize("M,N,K", [(16, 16, 16), (32, 64, 16), (64, 32, 32), (16, 128, 64)])
+@pytest.mark.parametrize("dt", ["float32", "float16", "int8", "float64"])
+def test_dot_shapes_and_dtypes(rng, M, N, K, dt, native):
+    if dt == "int8" and K < 32:
+        K = 32                                            # the frontend's int8 minimum
+    if dt == "int8":
+        a, b = (rng.integers(-20, 20, s).astype(np.int8) for s in ((M, K), (K, N)))
+        c, acc, tol = rng.integers(-100, 100, (M, N)).astype(np.int32), tl.int32, 0
+        want = a.astype(np.int64) @ b + c
+    else:
+        a, b = (rng.standard_normal(s).astype(dt) for s in ((M, K), (K, N)))
+        cdt = np.float64 if dt == "float64" else np.float32
+        c = rng.standard_normal((M, N)).astype(cdt)
+        acc = tl.float64 if dt == "float64" else tl.float32
+        want = a.astype(np.float64) @ b.astype(np.float64) + c
+        tol = 1e-10 if dt == "float64" else 1e-4
+    k = dot_kernel[(1,)](a, b, c, M=M, N=N, K=K, ACC=acc)
+    assert k.function.native(k.metadata) is not None
+    np.testing.assert_allclose(c, want, rtol=tol, atol=tol)

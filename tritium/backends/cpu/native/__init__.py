@@ -1,0 +1,114 @@
+"""The compiled CPU path: TTIR → LLVM IR for the host → machine code, run on every core.
+
+The CPU backend's stages after "ttir" (`backends/cpu/compiler.py`): `make_llir` lowers the
+kernel ("" when it uses an op this path does not lower yet: the driver then evaluates it
+with numpy), `make_obj` runs LLVM (O3, vectorisers) into an object file for this CPU. The
+compiler driver keeps both stages in the on-disk cache, keyed by the host CPU (triple, name,
+features: `jit.host_key`) through the backend's hash, so another process on the same machine
+does not recompile. `load` turns the object file into a `NativeKernel` the launcher calls.
+
+Files: `context.py` (the framework: lazy tensor values, loop nests, materialisation),
+one file per op family (`arith`, `mathops`, `shape`, `memory`, `reduce`, `dot`, `control`),
+`module.py` (the kernel function and its program loop), `jit.py` (llvmlite), `launcher.py`
+(argument packing, the thread pool).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Optional
+
+from .context import Unsupported
+
+log = logging.getLogger("tritium.cpu.native")
+
+__all__ = ["make_llir", "make_obj", "load", "NativeKernel", "Unsupported"]
+
+
+class NativeKernel:
+    def __init__(self, name: str, kinds, engine, sites=()):
+        from .debug import register_table
+        from .launcher import Launcher
+        self.name = name
+        self.table = register_table(list(sites)) if sites else 0
+        self.threads = 1 if sites else None     # prints come out in program order
+        self.kinds = kinds
+        self.engine = engine
+        self.launch = Launcher(engine.address(name))
+
+    def run(self, grid, args) -> None:
+        from .launcher import pack
+        if len(args) != len(self.kinds):
+            raise TypeError(f"kernel '{self.name}' takes {len(self.kinds)} runtime arguments, "
+                            f"got {len(args)}")
+        buf = pack(self.kinds, grid, args, self.table)
+        self.launch(grid, buf, self.threads)
+
+
+def _fall_back(metadata, e: Exception) -> None:
+    """Record why the kernel runs on the evaluator; `load` reports it (also when the kernel
+    comes from the disk cache). TRITIUM_CPU_NATIVE_STRICT=1 makes it an error instead."""
+    import tritium.knobs as knobs
+    if knobs.cpu.native_strict:
+        raise e
+    # An op not lowered yet is expected (debug); anything else is a bug of the compiled
+    # path, reported, but the kernel still runs.
+    metadata["cpu_fallback"] = [logging.DEBUG if isinstance(e, Unsupported) else logging.WARNING,
+                                f"{type(e).__name__}: {e}" if not isinstance(e, Unsupported)
+                                else str(e)]
+
+
+def make_llir(module, metadata) -> str:
+    """The "llir" stage: LLVM IR text of the kernel, or "" when it runs on the evaluator.
+    The launcher's argument kinds and the print sites go into the metadata."""
+    from .jit import vector_bits
+    from .module import lower_kernel
+    name = metadata["name"]
+    try:
+        llir, kinds, sites = lower_kernel(module, name, vector_bits())
+    except Exception as e:  # noqa: BLE001  (the evaluator can always run it)
+        _fall_back(metadata, e)
+        return ""
+    metadata["cpu_arg_kinds"] = kinds
+    metadata["cpu_print_sites"] = sites
+    return llir
+
+
+def make_obj(llir: str, metadata) -> bytes:
+    """The "obj" stage: the object file for this CPU (b"" when there is no LLVM IR, or the
+    code calls a symbol this process lacks: MCJIT would bind it to address 0)."""
+    if not llir:
+        return b""
+    from .debug import bind_symbols
+    from .jit import Engine, missing_symbols
+    bind_symbols()
+    try:
+        eng = Engine(llir)
+        missing = missing_symbols(eng.obj or b"")
+        if missing:
+            raise Unsupported(f"the machine code calls {', '.join(missing)}, which this "
+                              "process does not provide")
+    except Exception as e:  # noqa: BLE001
+        _fall_back(metadata, e)
+        return b""
+    return eng.obj or b""
+
+
+def load(obj: bytes, name: str, metadata) -> Optional[NativeKernel]:
+    """The kernel in `obj` ready to call, or None when there is none (the evaluator runs)."""
+    kinds = metadata.get("cpu_arg_kinds")
+    if not obj or kinds is None:
+        level, why = metadata.get("cpu_fallback") or (logging.DEBUG, "no object code")
+        log.log(level, "kernel '%s' runs on the evaluator: %s", name, why)
+        return None
+    from .debug import bind_symbols
+    from .jit import engine_for, missing_symbols
+    bind_symbols()
+    if missing_symbols(obj):  # a cached object from a process that had them
+        return None
+    return NativeKernel(name, kinds, engine_for(obj), metadata.get("cpu_print_sites") or ())
+
+
+def host_asm(llir: str) -> str:
+    """The kernel's machine code as assembly text (`kernel.asm["asm"]`)."""
+    from . import jit
+    return jit.host_asm(str(jit.optimize(llir))) if llir else ""

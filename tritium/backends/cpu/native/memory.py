@@ -1,0 +1,271 @@
+"""Pointers, loads, stores and atomics on the host.
+
+A pointer is a real address; `tt.addptr` is a GEP over the pointee's storage type, so a
+pointer tensor built from `base + offsets` stays affine in the loop index and LLVM sees
+contiguous accesses. Masked elements branch around the access (the vectoriser turns that
+into masked SIMD loads and stores); nothing is checked per access, as on the GPU. Atomics
+are LLVM's `atomicrmw` / `cmpxchg`, so programs running on other cores synchronise for real.
+"""
+from __future__ import annotations
+
+from ....ir import types as T
+from ....ir.ops import ATOMIC_RMW_OPS
+from .context import TV, Ctx, Unsupported, elem, elementwise, lowers, lty, mem_ty, operand_at
+
+_RMW = {v: k for k, v in ATOMIC_RMW_OPS.items()}
+_LLVM_RMW = {"and": "and", "or": "or", "xor": "xor", "add": "add", "fadd": "fadd",
+             "max": "max", "min": "min", "umax": "umax", "umin": "umin", "exch": "xchg"}
+
+
+def pointee(t: T.Type) -> T.Type:
+    return elem(t).pointee
+
+
+def _align(mty: str) -> int:
+    return {"i8": 1, "i16": 2, "half": 2, "i32": 4, "float": 4, "i64": 8, "double": 8,
+            "ptr": 8}[mty]
+
+
+def from_mem(cx: Ctx, t: T.Type, raw: str) -> str:
+    mty = mem_ty(t)
+    if mty == "i8" and lty(t) == "i1":
+        return cx.emit(f"icmp ne i8 {raw}, 0")
+    if mty == "i16" and lty(t) == "float":            # bf16 bits -> float
+        w = cx.emit(f"zext i16 {raw} to i32")
+        w = cx.emit(f"shl i32 {w}, 16")
+        return cx.emit(f"bitcast i32 {w} to float")
+    return raw
+
+
+def to_mem(cx: Ctx, t: T.Type, v: str) -> str:
+    mty = mem_ty(t)
+    if mty == "i8" and lty(t) == "i1":
+        return cx.emit(f"zext i1 {v} to i8")
+    if mty == "i16" and lty(t) == "float":
+        w = cx.emit(f"bitcast float {v} to i32")
+        w = cx.emit(f"lshr i32 {w}, 16")
+        return cx.emit(f"trunc i32 {w} to i16")
+    return v
+
+
+def load_one(cx: Ctx, t: T.Type, p: str, volatile: bool) -> str:
+    mty = mem_ty(t)
+    vol = "volatile " if volatile else ""
+    return from_mem(cx, t, cx.emit(f"load {vol}{mty}, ptr {p}, align {_align(mty)}"))
+
+
+def store_one(cx: Ctx, t: T.Type, p: str, v: str) -> None:
+    mty = mem_ty(t)
+    cx.do(f"store {mty} {to_mem(cx, t, v)}, ptr {p}, align {_align(mty)}")
+
+
+@lowers("tt.addptr")
+def _addptr(cx: Ctx, op):
+    mty = mem_ty(pointee(op.operand(0).type))
+    oty = lty(op.operand(1).type)
+    elementwise(cx, op, lambda c, p, o: c.emit(f"getelementptr {mty}, ptr {p}, {oty} {o}"))
+
+
+@lowers("tt.int_to_ptr")
+def _itp(cx: Ctx, op):
+    ty = lty(op.operand(0).type)
+    elementwise(cx, op, lambda c, a: c.emit(f"inttoptr {ty} {a} to ptr"))
+
+
+@lowers("tt.ptr_to_int")
+def _pti(cx: Ctx, op):
+    ty = lty(op.results[0].type)
+    elementwise(cx, op, lambda c, a: c.emit(f"ptrtoint ptr {a} to {ty}"))
+
+
+def _zero(t: T.Type) -> str:
+    ty = lty(t)
+    return {"half": "0xH0000", "float": "0.0", "double": "0.0", "ptr": "null",
+            "i1": "false"}.get(ty, "0")
+
+
+@lowers("tt.load")
+def _load(cx: Ctx, op):
+    rt = op.results[0].type
+    t = elem(rt)
+    ty = lty(t)
+    vol = bool(op.attr("isVolatile", False))
+    ins = [cx.get(v) for v in op.operands]
+    ptr, mask, other = (ins + [None, None])[:3]
+
+    def one(c, idx):
+        p = operand_at(c, ptr, idx)
+        if mask is None or id(mask) in c.known_true:
+            return load_one(c, t, p, vol)
+        m = operand_at(c, mask, idx)
+        o = operand_at(c, other, idx) if other is not None else _zero(t)
+        return c.cond(m, lambda: load_one(c, t, p, vol), o, ty)
+    if not isinstance(rt, T.TensorType):
+        cx.set(op.results[0], one(cx, []))
+        return
+    tv = TV(rt.shape, rt, one, deps=ins, impure=True, cost=2, pw=True)
+    if isinstance(ptr, TV) and rt.shape[-1] > 1 and _reads_buffer(ptr):
+        fill = lambda c, dst: _fill_rows(c, dst, tv, ptr, mask, other, vol)  # noqa: E731
+    else:
+        fill = lambda c, dst: c.loops(tv.shape, lambda idx: c.store_buf(  # noqa: E731
+            dst, tv.shape, t, idx, tv.at(c, idx)))
+    tv.fill = lambda c, dst: unmasked_if_full(c, mask, lambda: fill(c, dst))
+    cx.set(op.results[0], tv)
+
+
+def unmasked_if_full(cx: Ctx, mask, emit) -> None:
+    """Emit `emit()` twice, behind a run-time test of whether `mask` is true everywhere:
+    in the copy for a full block the mask is known true, so loads and stores are plain SIMD
+    (only the ragged last block takes the masked copy). Masks that read memory, or
+    that are already known, are not tested."""
+    if not isinstance(mask, TV) or mask.impure or id(mask) in cx.known_true:
+        emit()
+        return
+    flag = cx.alloca("i1")
+    cx.do(f"store i1 true, ptr {flag}")
+
+    def check(idx):
+        acc = cx.emit(f"load i1, ptr {flag}")
+        cx.do(f"store i1 {cx.emit(f'and i1 {acc}, {mask.at(cx, idx)}')}, ptr {flag}")
+    cx.loops(mask.shape, check, interleave=4)    # 4 chains of mask ANDs, not one
+    full = cx.emit(f"load i1, ptr {flag}")
+    yes, no, join = cx.label("full"), cx.label("ragged"), cx.label("joined")
+    cx.do(f"br i1 {full}, label %{yes}, label %{no}")
+    cx.start_block(yes)
+    cx.known_true.add(id(mask))
+    emit()
+    cx.known_true.discard(id(mask))
+    cx.br(join)
+    cx.start_block(no)
+    emit()
+    cx.br(join)
+    cx.start_block(join)
+
+
+def _reads_buffer(tv: TV) -> bool:
+    stack = [tv]
+    while stack:
+        x = stack.pop()
+        if x.buf is not None:
+            return True
+        stack.extend(x.deps)
+    return False
+
+
+def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool) -> None:
+    """Materialise a load whose pointers come from a buffer (a pointer tensor carried by a
+    loop, say), where LLVM cannot see that a row is contiguous: check each row at run time
+    and load it with SIMD loads when its pointers are consecutive, element by element
+    (gathers) otherwise."""
+    t, shape = tv.t, list(tv.shape)
+    mty = mem_ty(t)
+    n = shape[-1]
+
+    def row(outer):
+        p0 = ptr.at(cx, outer + ["0"])
+        okp = cx.alloca("i1")
+        cx.do(f"store i1 true, ptr {okp}")
+
+        def check(idx):
+            want = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
+            same = cx.emit(f"icmp eq ptr {want}, {ptr.at(cx, outer + idx[-1:])}")
+            acc = cx.emit(f"load i1, ptr {okp}")
+            cx.do(f"store i1 {cx.emit(f'and i1 {acc}, {same}')}, ptr {okp}")
+        cx.loops([n], check)
+        ok = cx.emit(f"load i1, ptr {okp}")
+        fast, slow, join = cx.label("contig"), cx.label("gather"), cx.label("rowdone")
+        cx.do(f"br i1 {ok}, label %{fast}, label %{slow}")
+        for label, contiguous in ((fast, True), (slow, False)):
+            cx.start_block(label)
+
+            def elem_(idx, contiguous=contiguous):
+                full = outer + idx[-1:]
+                if contiguous:
+                    p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
+                else:
+                    p = ptr.at(cx, full)
+                if mask is None or id(mask) in cx.known_true:
+                    v = load_one(cx, t, p, vol)
+                else:
+                    m = operand_at(cx, mask, full)
+                    o = operand_at(cx, other, full) if other is not None else _zero(t)
+                    v = cx.cond(m, lambda: load_one(cx, t, p, vol), o, lty(t))
+                cx.store_buf(dst, shape, t, full, v)
+            cx.loops([n], elem_)
+            cx.br(join)
+        cx.start_block(join)
+    cx.loops(shape[:-1] or [1], lambda outer: row(outer if shape[:-1] else []))
+
+
+@lowers("tt.store")
+def _store(cx: Ctx, op):
+    ins = [cx.get(v) for v in op.operands]
+    ptr, val, mask = (ins + [None])[:3]
+    t = elem(op.operand(1).type)
+    cx.flush_pending(keep=ins)
+
+    def one(c, idx):
+        p = operand_at(c, ptr, idx)
+        if mask is None or id(mask) in c.known_true:
+            store_one(c, t, p, operand_at(c, val, idx))
+            return
+        m = operand_at(c, mask, idx)
+        c.cond(m, lambda: store_one(c, t, p, operand_at(c, val, idx)))
+    st = op.operand(0).type
+    if isinstance(st, T.TensorType):
+        unmasked_if_full(cx, mask, lambda: cx.loops(st.shape, lambda idx: one(cx, idx)))
+    else:
+        one(cx, [])
+
+
+def _atomic(cx: Ctx, op, emit_one) -> None:
+    """Shared shape of the atomics: one access per (unmasked) element, old values kept."""
+    ins = [cx.get(v) for v in op.operands]
+    cx.flush_pending(keep=ins)
+    rt = op.results[0].type
+    t = elem(rt)
+    if lty(t) == "i1" or mem_ty(t) != lty(t):
+        raise Unsupported(f"atomics on {t}")
+    mask = ins[2] if op.name == "tt.atomic_rmw" and len(ins) > 2 else None
+
+    def one(c, idx):
+        vals = [operand_at(c, x, idx) for x in ins]
+        if mask is None:
+            return emit_one(c, t, *vals[:3 if op.name == "tt.atomic_cas" else 2])
+        m = operand_at(c, mask, idx)
+        return c.cond(m, lambda: emit_one(c, t, *vals[:2]), _zero(t), lty(t))
+    if not isinstance(rt, T.TensorType):
+        cx.set(op.results[0], one(cx, []))
+        return
+    buf = cx.new_buf(rt.shape, rt)
+    cx.loops(rt.shape, lambda idx: cx.store_buf(buf, rt.shape, t, idx, one(cx, idx)))
+    cx.vals[op.results[0]] = TV(rt.shape, rt, buf=buf)
+
+
+@lowers("tt.atomic_rmw")
+def _rmw(cx: Ctx, op):
+    kind = op.attr("atomic_rmw_op")
+    kind = kind if isinstance(kind, str) else _RMW[int(kind)]
+    instr = _LLVM_RMW[kind]
+
+    def one(c, t, p, v):
+        ty = lty(t)
+        return c.emit(f"atomicrmw {instr} ptr {p}, {ty} {v} seq_cst, align {_align(ty)}")
+    _atomic(cx, op, one)
+
+
+@lowers("tt.atomic_cas")
+def _cas(cx: Ctx, op):
+    def one(c, t, p, cmp, v):
+        ty = lty(t)
+        if ty in ("half", "float", "double"):
+            ity = {"half": "i16", "float": "i32", "double": "i64"}[ty]
+            cmp = c.emit(f"bitcast {ty} {cmp} to {ity}")
+            v = c.emit(f"bitcast {ty} {v} to {ity}")
+            pair = c.emit(f"cmpxchg ptr {p}, {ity} {cmp}, {ity} {v} seq_cst seq_cst")
+            old = c.emit(f"extractvalue {{ {ity}, i1 }} {pair}, 0")
+            return c.emit(f"bitcast {ity} {old} to {ty}")
+        pair = c.emit(f"cmpxchg ptr {p}, {ty} {cmp}, {ty} {v} seq_cst seq_cst")
+        return c.emit(f"extractvalue {{ {ty}, i1 }} {pair}, 0")
+    _atomic(cx, op, one)
+

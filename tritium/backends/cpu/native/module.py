@@ -1,0 +1,91 @@
+"""A `tt.func` → one LLVM function for the host that runs a range of programs.
+
+    void @<kernel>(ptr %args, i32 %first, i32 %last)
+
+`%args` points at one 8-byte slot per value: the grid (x, y, z), then the kernel's runtime
+arguments in IR order (pointers as addresses, integers sign-extended, floats in their low
+bytes), then the id of the kernel's print-site table (debug.py). The loop over linear program ids lives here, so Python calls the kernel once per
+thread per launch; ids map to (x, y, z) with z fastest, as the evaluator orders them.
+"""
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from ....ir import types as T
+from .context import Ctx, Unsupported, lty
+
+# One import per op family: each registers its handlers.
+from . import arith, control, debug, dot, libdevice, mathops, memory, reduce, shape  # noqa: F401,E402
+
+
+def arg_kinds(func) -> List[str]:
+    """How the launcher packs each runtime argument: 'ptr', 'i<N>', 'f16', 'f32', 'f64'."""
+    out = []
+    for t in func.attr("function_type").inputs:
+        if isinstance(t, T.PointerType):
+            out.append("ptr")
+        elif isinstance(t, T.IntegerType):
+            out.append(f"i{t.width}")
+        elif isinstance(t, T.FloatType) and t.name in ("f16", "f32", "f64", "bf16"):
+            out.append(t.name)
+        else:
+            raise Unsupported(f"kernel argument of type {t}")
+    return out
+
+
+def _symbol(name: str) -> str:
+    return f'@"{name}"'
+
+
+def lower_kernel(module, name: str, vector_bits: int) -> Tuple[str, List[str], list]:
+    """LLVM IR text of kernel `name`, its argument kinds and its print sites."""
+    func = next((op for op in module.regions[0].entry
+                 if op.name == "tt.func" and op.attr("sym_name") == name), None)
+    if func is None:
+        raise KeyError(f"no tt.func named '{name}'")
+    if any(o.name == "tt.call" for o in func.walk()):
+        raise Unsupported("tt.call of a non-inlined function")
+    kinds = arg_kinds(func)
+    cx = Ctx(name, vector_bits)
+    entry = func.regions[0].entry
+    body: List[str] = []
+    cx.lines = body
+    for i in range(3):
+        p = cx.emit(f"getelementptr i64, ptr %args, i64 {i}")
+        cx.nprog[i] = cx.emit(f"load i32, ptr {p}")
+    args = []
+    for i, (a, k) in enumerate(zip(entry.args, kinds)):
+        p = cx.emit(f"getelementptr i64, ptr %args, i64 {3 + i}")
+        ty = lty(a.type)
+        if k == "bf16":
+            raw = cx.emit(f"load i16, ptr {p}")
+            w = cx.emit(f"shl i32 {cx.emit(f'zext i16 {raw} to i32')}, 16")
+            args.append(cx.emit(f"bitcast i32 {w} to float"))
+        else:
+            args.append(cx.emit(f"load {ty}, ptr {p}"))
+    p = cx.emit(f"getelementptr i64, ptr %args, i64 {3 + len(kinds)}")
+    cx.debug_table = cx.emit(f"load i64, ptr {p}")
+    gyz = cx.emit(f"mul i32 {cx.nprog[1]}, {cx.nprog[2]}")
+    cx.br("prog")
+    cx.start_block("prog")
+    lin = "%lin"
+    at = len(body)
+    body.append(None)
+    cx.pid[0] = cx.emit(f"udiv i32 {lin}, {gyz}")
+    yz = cx.emit(f"urem i32 {lin}, {gyz}")
+    cx.pid[1] = cx.emit(f"udiv i32 {yz}, {cx.nprog[2]}")
+    cx.pid[2] = cx.emit(f"urem i32 {yz}, {cx.nprog[2]}")
+    cx.run_block(entry, args)
+    cx.flush_pending()
+    nxt = cx.emit(f"add i32 {lin}, 1")
+    more = cx.emit(f"icmp slt i32 {nxt}, %last")
+    cx.nloops += 1
+    cx.do(f"br i1 {more}, label %prog, label %done, {cx.loop_md(False)}")
+    body[at] = f"  {lin} = phi i32 [ %first, %entry ], [ {nxt}, %{cx.block} ]"
+    text = [*cx.globals, "",
+            f"define void {_symbol(name)}(ptr noalias nocapture readonly %args, i32 %first, "
+            f"i32 %last) #0 {{",
+            "entry:", *cx.allocas, *body, "done:", "  ret void", "}", "",
+            *cx.decls.values(), "", *cx.meta, "",
+            'attributes #0 = { nounwind "frame-pointer"="none" }']
+    return "\n".join(text) + "\n", kinds, cx.print_sites

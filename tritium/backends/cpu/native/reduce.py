@@ -1,0 +1,198 @@
+"""`tt.reduce` and `tt.scan` on the host: the combine region inlined in a loop nest.
+
+A reduction writes its accumulators into buffers of the result shape, first from the
+elements at index 0 of the axis, then combining the rest in row-major order: reducing
+along the last axis the accumulator stays in a register (LLVM promotes it), along any other
+axis the inner loop runs over contiguous accumulators and vectorises. A combine region that
+is one associative float op gets `reassoc`, so LLVM may split the chain into SIMD lanes —
+a tree order, like the GPU's, rather than the evaluator's pairwise one.
+"""
+from __future__ import annotations
+
+from .context import TV, Ctx, lowers, lty
+
+_ASSOC = {"arith.addf": "fadd", "arith.mulf": "fmul"}
+# Combine ops whose result does not depend on the order of the elements (up to float
+# rounding for addf/mulf): their reductions may run as SIMD lanes of partial results.
+_REORDERABLE = {"arith.addf", "arith.mulf", "arith.maxnumf", "arith.minnumf",
+                "arith.maximumf", "arith.minimumf", "arith.addi", "arith.muli", "arith.maxsi",
+                "arith.minsi", "arith.maxui", "arith.minui", "arith.andi", "arith.ori",
+                "arith.xori"}
+
+
+def _single_op(op):
+    region = op.regions[0].entry
+    body = [o for o in region if o.name not in ("tt.reduce.return", "tt.scan.return")]
+    if len(body) == 1 and len(region.args) == 2 and list(body[0].operands) == list(region.args):
+        return body[0].name
+    return None
+
+
+def _combine(cx: Ctx, op, accs, curs):
+    region = op.regions[0].entry
+    body = [o for o in region if o.name not in ("tt.reduce.return", "tt.scan.return")]
+    if len(body) == 1 and body[0].name in _ASSOC and len(accs) == 1 \
+            and list(body[0].operands) == list(region.args):
+        ty = lty(body[0].results[0].type)
+        if ty in ("float", "double"):
+            return [cx.emit(f"{_ASSOC[body[0].name]} reassoc nsz {ty} {accs[0]}, {curs[0]}")]
+    return cx.run_block(region, list(accs) + list(curs))
+
+
+@lowers("tt.reduce")
+def _reduce(cx: Ctx, op):
+    axis = int(op.attr("axis"))
+    ins = [cx.get(v) for v in op.operands]
+    shape = list(op.operand(0).type.shape)
+    oshape = shape[:axis] + shape[axis + 1:]
+    ts = [r.type for r in op.results]
+    scalar = not oshape
+    bufs = [cx.alloca(lty(t)) if scalar else cx.new_buf(oshape, t) for t in ts]
+    pshape = oshape or [1]
+
+    def slot(i, o):
+        if scalar:
+            return bufs[i]
+        ty = lty(ts[i])
+        lin = cx.linear(oshape, o)
+        return cx.emit(f"getelementptr inbounds {ty}, ptr {bufs[i]}, i32 {lin}")
+
+    def init(o):
+        full = o[:axis] + ["0"] + o[axis:] if not scalar else ["0"] * len(shape)
+        for i, x in enumerate(ins):
+            cx.do(f"store {lty(ts[i])} {x.at(cx, full)}, ptr {slot(i, o)}")
+
+    cx.loops(pshape, init)
+
+    def step(idx):
+        o = idx[:axis] + idx[axis + 1:]
+        ptrs = [slot(i, o) for i in range(len(ins))]
+        accs = [cx.emit(f"load {lty(t)}, ptr {p}") for t, p in zip(ts, ptrs)]
+        curs = [x.at(cx, idx) for x in ins]
+        outs = _combine(cx, op, accs, curs)
+        for t, p, v in zip(ts, ptrs, outs):
+            cx.do(f"store {lty(t)} {v}, ptr {p}")
+
+    K = shape[axis]
+    lanes = max(4, cx.vector_bits // 32)
+    last = axis == len(shape) - 1
+    if last and K % lanes == 0 and K >= 2 * lanes and _single_op(op) in _REORDERABLE:
+        _lane_partials(cx, op, ins[0], ts[0], shape, oshape, lanes, lambda o: slot(0, o))
+    elif K > 1:
+        start = [0] * len(shape)
+        start[axis] = 1
+        # Along the last axis the accumulator is carried by the inner loop: keep it scalar.
+        cx.loops(shape, step, start=start, vectorize=not last)
+    for r, t, b in zip(op.results, ts, bufs):
+        if scalar:
+            cx.vals[r] = cx.emit(f"load {lty(t)}, ptr {b}")
+        else:
+            cx.vals[r] = TV(oshape, t, buf=b)
+
+
+def _lane_partials(cx: Ctx, op, x, t, shape, oshape, lanes, slot) -> None:
+    """Reduce the last axis in `lanes` independent partial results (chunk c combines element
+    c*lanes + l into partial l, a plain elementwise loop that vectorises), then fold the
+    partials. Only for combines whose result does not depend on the order."""
+    K = shape[-1]
+    ty = lty(t)
+    outer = list(shape[:-1]) or [1]
+    part = cx.new_buf(outer + [lanes], t)
+
+    def row(o):
+        o = o if shape[:-1] else []
+        pshape = (outer if shape[:-1] else [1]) + [lanes]
+        po = o if shape[:-1] else ["0"]
+        cx.loops([lanes], lambda l: cx.store_buf(part, pshape, t, po + l, x.at(cx, o + l)))
+
+        def chunk(c):
+            def lane(l):
+                k = cx.emit(f"add nuw nsw i32 {cx.emit(f'mul nuw nsw i32 {c[0]}, {lanes}')}, "
+                            f"{l[0]}")
+                acc = cx.load_buf(TV(pshape, t, buf=part), po + l)
+                new = _combine(cx, op, [acc], [x.at(cx, o + [k])])[0]
+                cx.store_buf(part, pshape, t, po + l, new)
+            cx.loops([lanes], lane)
+        cx.loops([K // lanes], chunk, start=[1], vectorize=False)
+        p = slot(o)
+        cx.do(f"store {ty} {cx.load_buf(TV(pshape, t, buf=part), po + ['0'])}, ptr {p}")
+
+        def fold(l):
+            acc = cx.emit(f"load {ty}, ptr {p}")
+            cur = cx.load_buf(TV(pshape, t, buf=part), po + l)
+            cx.do(f"store {ty} {_combine(cx, op, [acc], [cur])[0]}, ptr {p}")
+        cx.loops([lanes], fold, start=[1], vectorize=False)
+    cx.loops(outer, row, vectorize=False)
+
+
+@lowers("tt.scan")
+def _scan(cx: Ctx, op):
+    axis = int(op.attr("axis"))
+    rev = bool(op.attr("reverse", False))
+    ins = [cx.get(v) for v in op.operands]
+    shape = list(op.operand(0).type.shape)
+    n = shape[axis]
+    ts = [r.type for r in op.results]
+    bufs = [cx.new_buf(shape, t) for t in ts]
+
+    def at_axis(idx, k):
+        return idx[:axis] + [k] + idx[axis + 1:]
+
+    first = str(n - 1 if rev else 0)
+    ishape = shape[:axis] + [1] + shape[axis + 1:]
+
+    def init(idx):
+        full = at_axis(idx, first)
+        for i, x in enumerate(ins):
+            cx.store_buf(bufs[i], shape, ts[i], full, x.at(cx, full))
+    cx.loops(ishape, init)
+
+    def step(idx):
+        j = idx[axis]
+        if rev:
+            k = cx.emit(f"sub i32 {n - 1}, {j}")
+            prev = cx.emit(f"add i32 {k}, 1")
+        else:
+            k, prev = j, cx.emit(f"sub i32 {j}, 1")
+        here, before = at_axis(idx, k), at_axis(idx, prev)
+        accs = [cx.load_buf(TV(shape, t, buf=b), before) for t, b in zip(ts, bufs)]
+        curs = [x.at(cx, here) for x in ins]
+        outs = _combine(cx, op, accs, curs)
+        for i, v in enumerate(outs):
+            cx.store_buf(bufs[i], shape, ts[i], here, v)
+
+    if n > 1:
+        start = [0] * len(shape)
+        start[axis] = 1
+        cx.loops(shape, step, start=start, vectorize=axis != len(shape) - 1)
+    for r, t, b in zip(op.results, ts, bufs):
+        cx.vals[r] = TV(shape, t, buf=b)
+
+
+
+@lowers("tt.histogram")
+def _histogram(cx: Ctx, op):
+    """Counts of each value in [0, bins) (others are not counted), under an optional mask."""
+    x = cx.get(op.operand(0))
+    mask = cx.get(op.operand(1)) if len(op.operands) > 1 else None
+    rt = op.results[0].type
+    bins = rt.shape[0]
+    xty = lty(op.operand(0).type)
+    out = cx.new_buf(rt.shape, rt)
+    cx.loops(rt.shape, lambda idx: cx.store_buf(out, rt.shape, rt, idx, "0"))
+
+    def count(idx):
+        v = x.at(cx, idx)
+        ok = cx.emit(f"icmp ult {xty} {v}, {bins}")
+        if mask is not None:
+            ok = cx.emit(f"and i1 {ok}, {mask.at(cx, idx)}")
+
+        def bump():
+            i = v if xty == "i32" else cx.emit(
+                f"{'trunc' if int(xty[1:]) > 32 else 'zext'} {xty} {v} to i32")
+            p = cx.emit(f"getelementptr inbounds i32, ptr {out}, i32 {i}")
+            old = cx.emit(f"load i32, ptr {p}")
+            cx.do(f"store i32 {cx.emit(f'add i32 {old}, 1')}, ptr {p}")
+        cx.cond(ok, bump)
+    cx.loops(op.operand(0).type.shape, count)
+    cx.vals[op.results[0]] = TV(rt.shape, rt, buf=out)
