@@ -82,12 +82,11 @@ def with_allocator():
 
 @pytest.fixture
 def fresh_knobs():
-    """Knob values changed by a test are put back afterwards."""
-    import triton
-    knobs = triton.knobs
-    scope = getattr(knobs, "scope", None)
-    if scope is not None:
-        with scope():
-            yield knobs
-    else:
-        yield knobs
+    """Every knob group fresh for the test and put back afterwards (what upstream's conftest
+    builds from `triton._internal_testing._fresh_knobs_impl`, which tritium provides)."""
+    from triton._internal_testing import _fresh_knobs_impl
+    fresh, reset = _fresh_knobs_impl()
+    try:
+        yield fresh()
+    finally:
+        reset()
