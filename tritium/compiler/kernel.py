@@ -116,7 +116,6 @@ class CompiledKernel:
         drv = driver_for_target(self.metadata.target)
         device = drv.get_current_device()
         run = drv.launcher_cls(self.src, self.metadata)
-        from .. import knobs
         # Upstream's load hooks (profilers use them to map modules to kernels): the start
         # hook sees no module yet, the end hook the loaded one; both get the same hash.
         group = getattr(self, "metadata_group", None)
