@@ -254,3 +254,63 @@ def _fresh_knobs_impl(skipped_attr: Optional[Set[str]] = None):
         knobs.propagate_env = previous_propagate
 
     return fresh_function, reset_function
+
+
+class ProcessResult:
+    """What `run_in_process` saw: the exception the function raised (None if it returned)."""
+
+    def __init__(self, exc: Optional[BaseException], output: str = ""):
+        self.exc = exc
+        self.output = output
+
+    def __repr__(self):
+        return f"ProcessResult(exc={self.exc!r})"
+
+
+def _process_child(queue, module: str, qualname: str, args, env, with_compat: bool):
+    os.environ.update(env)
+    if with_compat:
+        # The function's module imports `triton`; in a fresh interpreter that is tritium
+        # only once compat is installed, as it was in the parent.
+        from . import compat
+        compat.install()
+    exc = None
+    try:
+        import importlib
+        fn = importlib.import_module(module)
+        for part in qualname.split("."):
+            fn = getattr(fn, part)
+        fn(*args)
+    except BaseException as e:  # noqa: BLE001 - the caller inspects whatever escaped
+        exc = e
+    import pickle
+    try:
+        # Pickled here: Queue.put pickles in a feeder thread, where a failure is only printed
+        # and the parent would wait forever.
+        payload = pickle.dumps(exc)
+    except Exception:  # an exception that does not pickle comes back as its text
+        payload = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+    queue.put(payload)
+
+
+def run_in_process(fn, args=(), env=None) -> ProcessResult:
+    """Run the module-level function `fn(*args)` in a fresh interpreter with `env` added to
+    its environment (so knobs read from the environment start from those values), and
+    return a `ProcessResult` whose `exc` is what it raised. A child that dies without
+    reporting gives a RuntimeError naming its exit code."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    triton_mod = __import__("sys").modules.get("triton")
+    with_compat = getattr(triton_mod, "__tritium__", False)
+    proc = ctx.Process(target=_process_child,
+                       args=(queue, fn.__module__, fn.__qualname__, tuple(args),
+                             {k: str(v) for k, v in (env or {}).items()}, with_compat))
+    proc.start()
+    try:
+        exc = __import__("pickle").loads(queue.get(timeout=600))
+    except Exception:
+        exc = RuntimeError(f"the child process exited with code {proc.exitcode} "
+                           "without reporting a result")
+    proc.join()
+    return ProcessResult(exc)

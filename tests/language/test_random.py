@@ -151,3 +151,22 @@ def test_uint_to_uniform_float_edges():
     uint_to_float_kernel[(1,)](x, out, BLOCK=8)
     np.testing.assert_array_equal(out, uniform_ref(x))
     assert out.max() < 1.0
+
+
+@triton.jit
+def _rand_seeded_kernel(out, seed):
+    offs = tl.arange(0, 8)
+    tl.store(out + offs, tl.rand(seed, offs))
+
+
+@pytest.mark.parametrize("bad_seed", ["pointer", "float"])
+def test_seed_must_be_an_integer(bad_seed):
+    out = np.zeros(8, np.float32)
+    seed = np.zeros(1, np.int32) if bad_seed == "pointer" else 2.5
+    with pytest.raises(triton.CompilationError, match="seed must be an integer"):
+        _rand_seeded_kernel[(1,)](out, seed)
+    # An integer seed still works, and gives floats in [0, 1) that depend on it.
+    _rand_seeded_kernel[(1,)](out, 7)
+    first = out.copy()
+    _rand_seeded_kernel[(1,)](out, 8)
+    assert ((first >= 0) & (first < 1)).all() and not np.array_equal(first, out)

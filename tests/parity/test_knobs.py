@@ -249,3 +249,34 @@ def test_jit_cache_hook_can_skip_and_post_compile_hook_sees_compiles(fresh):
     assert seen[1][0] == "cache2" and seen[1][1].startswith("_hooked[num_warps=4")
     assert "x_ptr: *i32" in seen[1][1] and seen[2] == ("post", "_hooked")
     fresh.runtime.jit_cache_hook = fresh.runtime.jit_post_compile_hook = None
+
+
+def test_kernel_load_hooks_see_each_load_once(fresh, rng):
+    events = []
+
+    def start(module, function, name, metadata_group, hash):
+        events.append(("start", module, name, hash))
+
+    def end(module, function, name, metadata_group, hash):
+        events.append(("end", module is not None, name, hash))
+
+    @triton.jit
+    def _loaded_once(X, Y, N, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(Y + offs, tl.load(X + offs, mask=offs < N) + 1, mask=offs < N)
+
+    x = rng.standard_normal(50).astype(np.float32)
+    y = np.zeros_like(x)
+    fresh.runtime.kernel_load_start_hook.add(start)
+    fresh.runtime.kernel_load_end_hook.add(end)
+    try:
+        _loaded_once[(2,)](x, y, 50, BLOCK=32)
+        _loaded_once[(2,)](x, y, 50, BLOCK=32)   # cached: no second load
+    finally:
+        fresh.runtime.kernel_load_start_hook.remove(start)
+        fresh.runtime.kernel_load_end_hook.remove(end)
+    np.testing.assert_allclose(y, x + 1, rtol=1e-6)
+    assert [e[0] for e in events] == ["start", "end"]
+    assert events[0][1] is None and events[1][1] is True      # module: none yet, then loaded
+    assert events[0][2] == events[1][2] == "_loaded_once"
+    assert events[0][3] == events[1][3]      # the same hash (None where a backend has none)

@@ -118,8 +118,13 @@ class CompiledKernel:
         drv = driver_for_target(self.metadata.target)
         device = drv.get_current_device()
         run = drv.launcher_cls(self.src, self.metadata)
+        # Upstream's load hooks (profilers use them to map modules to kernels): the start
+        # hook sees no module yet, the end hook the loaded one; both get the same hash.
+        group = getattr(self, "metadata_group", None)
+        knobs.runtime.kernel_load_start_hook(self.module, self.function, self.name, group, self.hash)
         self.module, self.function, self.n_regs, self.n_spills, self.n_max_threads = \
             drv.utils.load_binary(self.name, self.kernel, self.metadata.get("shared", 0), device)
+        knobs.runtime.kernel_load_end_hook(self.module, self.function, self.name, group, self.hash)
         threads = self.metadata.get("num_warps", 1) * self.metadata.target.warp_size
         if self.n_max_threads is not None and threads > self.n_max_threads:
             from ..errors import OutOfResources

@@ -1,0 +1,92 @@
+"""pytest plugin that runs upstream Triton's unit tests against tritium.
+
+Loaded by `bench/run_upstream_tests.py` as `-p upstream_tests_shim` (with `bench/` on
+PYTHONPATH). Importing it installs `tritium.compat` before pytest collects anything, so the
+tests' `import triton` is tritium. It also supplies, as fallbacks, the fixtures that
+upstream's conftest files provide in some versions and not in others (a conftest's own
+fixture of the same name wins over a plugin's), and a per-file time limit: once
+TRITIUM_UPSTREAM_DEADLINE (a `time.time()` value) has passed, the remaining tests are
+skipped with a reason that says so, so a slow file still ends with a junit report.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+
+import pytest
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _REPO not in sys.path:
+    sys.path.insert(0, _REPO)
+
+import tritium.compat  # noqa: E402
+
+tritium.compat.install()
+
+TIME_LIMIT_REASON = "tritium runner: per-file time limit reached"
+
+
+def pytest_configure(config):
+    for name in ("interpreter", "cpu", "forked", "skip_in_ci"):
+        config.addinivalue_line("markers", f"{name}: upstream Triton test marker")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    deadline = os.environ.get("TRITIUM_UPSTREAM_DEADLINE")
+    if deadline and time.time() > float(deadline):
+        pytest.skip(TIME_LIMIT_REASON)
+
+
+@pytest.fixture
+def device(request):
+    try:
+        chosen = request.config.getoption("--device")
+    except ValueError:
+        chosen = None
+    return chosen or os.environ.get("TRITIUM_UPSTREAM_DEVICE", "cpu")
+
+
+@pytest.fixture
+def fresh_triton_cache():
+    with tempfile.TemporaryDirectory() as tmpdir:
+        old = os.environ.get("TRITON_CACHE_DIR")
+        os.environ["TRITON_CACHE_DIR"] = tmpdir
+        try:
+            yield tmpdir
+        finally:
+            if old is None:
+                os.environ.pop("TRITON_CACHE_DIR", None)
+            else:
+                os.environ["TRITON_CACHE_DIR"] = old
+
+
+@pytest.fixture
+def with_allocator():
+    """Global-memory scratch for kernels that ask for it (TMA descriptors, ...), from torch."""
+    import torch
+    import triton
+
+    def alloc(size, align, stream):
+        dev = os.environ.get("TRITIUM_UPSTREAM_DEVICE", "cpu")
+        return torch.empty(size, dtype=torch.int8, device=dev)
+
+    triton.set_allocator(alloc)
+    try:
+        yield
+    finally:
+        triton.set_allocator(None)
+
+
+@pytest.fixture
+def fresh_knobs():
+    """Every knob group fresh for the test and put back afterwards (what upstream's conftest
+    builds from `triton._internal_testing._fresh_knobs_impl`, which tritium provides)."""
+    from triton._internal_testing import _fresh_knobs_impl
+    fresh, reset = _fresh_knobs_impl()
+    try:
+        yield fresh()
+    finally:
+        reset()
