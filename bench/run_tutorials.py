@@ -42,9 +42,12 @@ _MISSING = re.compile(r"ModuleNotFoundError: No module named '([\w.]+)'")
 _ERROR_LINE = re.compile(r"^([\w.]+(Error|Exception|Interrupt)|AssertionError|SystemExit)\b")
 
 
-def _env(device: str) -> dict:
+def subprocess_env(device: str, path=(REPO,)) -> dict:
+    """Environment of a script run through compat on `device` ("cpu": tritium's CPU backend
+    with torch seeing no GPU); `path` goes in front of PYTHONPATH. Shared with
+    run_upstream_tests.py."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = REPO + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = os.pathsep.join([*path, env.get("PYTHONPATH", "")])
     env["PYTHONUNBUFFERED"] = "1"
     env["PYTHONIOENCODING"] = "utf-8"
     env.setdefault("MPLBACKEND", "Agg")
@@ -108,7 +111,7 @@ def run_one(path: str, device: str, quick: bool, timeout: float, log_dir: str):
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="tutorial-") as cwd:   # save_path='.' lands here
         try:
-            proc = subprocess.run(cmd, cwd=cwd, env=_env(device), stdout=subprocess.PIPE,
+            proc = subprocess.run(cmd, cwd=cwd, env=subprocess_env(device), stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, timeout=timeout)
             output, rc = proc.stdout.decode("utf-8", "replace"), proc.returncode
             status, cause = classify(output, rc)

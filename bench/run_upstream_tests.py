@@ -35,24 +35,15 @@ import xml.etree.ElementTree as ET
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(REPO, "bench")
 DEFAULT_DIR = os.path.join(REPO, ".upstream", "tests")
+sys.path.insert(0, BENCH)
+from run_tutorials import subprocess_env  # noqa: E402
 TIME_LIMIT_REASON = "per-file time limit reached"   # what upstream_tests_shim says
 
 
 def _env(device: str, deadline: float) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([BENCH, REPO, env.get("PYTHONPATH", "")])
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONIOENCODING"] = "utf-8"
-    env.setdefault("MPLBACKEND", "Agg")
+    env = subprocess_env(device, (BENCH, REPO))
     env["TRITIUM_UPSTREAM_DEVICE"] = device
     env["TRITIUM_UPSTREAM_DEADLINE"] = repr(deadline)
-    if device == "cpu":
-        env["TRITON_INTERPRET"] = "1"
-        env["TRITON_ACTIVE_DRIVER"] = "cpu"
-        env["CUDA_VISIBLE_DEVICES"] = ""
-    else:
-        env.pop("TRITON_INTERPRET", None)
-        env.pop("TRITON_ACTIVE_DRIVER", None)
     return env
 
 
