@@ -21,6 +21,7 @@ CASES = [
     # (in dtype, acc, out, precision, BM, BN, BK, warps, trans_b, engine)
     ("float16", "float32", "float16", "tf32", 128, 128, 64, 4, False, "wgmma"),
     ("float16", "float32", "float32", "tf32", 64, 64, 32, 4, True, "wgmma"),
+    ("float16", "float32", "float32", "tf32", 64, 8, 32, 4, False, "wgmma"),  # B K-major
     ("bfloat16", "float32", "bfloat16", "tf32", 128, 64, 32, 8, False, "wgmma"),
     ("float32", "float32", "float32", "tf32", 64, 128, 32, 4, False, "wgmma"),
     ("float32", "float32", "float32", "ieee", 32, 32, 16, 4, False, "fma"),

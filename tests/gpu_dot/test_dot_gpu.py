@@ -73,6 +73,7 @@ WGMMA_CASES = [
     ("float16", "float32", "float16", "tf32", 128, 128, 64, 4, False),
     ("float16", "float32", "float32", "tf32", 128, 256, 64, 8, False),
     ("float16", "float32", "float32", "tf32", 64, 64, 32, 4, True),
+    ("float16", "float32", "float32", "tf32", 64, 8, 32, 4, False),  # B too narrow: K-major
     ("float16", "float32", "float32", "tf32", 128, 64, 16, 8, True),
     ("bfloat16", "float32", "bfloat16", "tf32", 128, 64, 32, 8, False),
     ("bfloat16", "float32", "float32", "tf32", 64, 128, 64, 4, True),

@@ -137,15 +137,13 @@ def nvmma_shared_for(t: T.TensorType, op_idx: int, kind: str) -> Optional[NVMMAS
     must be K-major."""
     k_dim = 1 if op_idx == 0 else 0
     contig = get_order(t.encoding)[0] if t.encoding is not None else 1
-    if kind not in ("f16", "bf16"):
-        contig = k_dim
-    transposed = contig == 0
     bits = t.element_type.bitwidth
-    extent_bytes = t.dims[contig] * bits // 8
-    swizzle = next((w for w in (128, 64, 32) if extent_bytes >= w), 0)
-    if t.dims[1 - contig] < 8:
-        return None
-    return NVMMASharedEncoding(swizzle, transposed, bits)
+    choices = [contig, k_dim] if kind in ("f16", "bf16") and contig != k_dim else [k_dim]
+    for c in choices:  # an MN extent too narrow to swizzle falls back to K-major
+        swizzle = next((w for w in (128, 64, 32) if t.dims[c] * bits // 8 >= w), 0)
+        if swizzle and t.dims[1 - c] >= 8:
+            return NVMMASharedEncoding(swizzle, c == 0, bits)
+    return None  # the lowering's descriptors need a swizzled layout
 
 
 def _memdesc(t: T.TensorType, enc) -> T.MemDescType:
