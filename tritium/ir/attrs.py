@@ -245,6 +245,10 @@ def i32_attr(v: int) -> IntegerAttr:
     return IntegerAttr(int(v), IntegerType(32))
 
 
+def i64_attr(v: int) -> IntegerAttr:
+    return IntegerAttr(int(v), IntegerType(64))
+
+
 def to_attr(v: Any) -> Attr:
     """Convenience: turn a plain Python value into the attribute a pass expects."""
     if isinstance(v, Attr):

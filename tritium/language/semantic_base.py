@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Tuple
 
-from ..ir.attrs import DenseArrayAttr, IntegerAttr
+from ..ir.attrs import DenseArrayAttr, i64_attr  # noqa: F401  (i64_attr re-exported)
 from ..ir.types import IntegerType
 from . import dtypes as tl
 from .core import _unwrap_if_constexpr, tensor
@@ -69,9 +69,6 @@ class IncompatibleTypeErrorImpl(Exception):
         self.message = "invalid operands of type " + type_repr(type_a) + " and " + type_repr(type_b)
         super().__init__(self.message)
 
-
-def i64_attr(v: int) -> IntegerAttr:
-    return IntegerAttr(int(v), IntegerType(64))
 
 
 def i32_array(values: Sequence[int]) -> DenseArrayAttr:

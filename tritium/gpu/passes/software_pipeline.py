@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from ...ir import types as T
-from ...ir.attrs import DenseElementsAttr, IntegerAttr
+from ...ir.attrs import BoolAttr, DenseElementsAttr, i64_attr
 from ...ir.builder import Builder
 from ...ir.core import Block, Operation, Value
 from ...passes.manager import Pass, register_pass
@@ -176,10 +176,10 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     D = num_stages - 1
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
                      for c in cands)
-    modes = async_modes(loop, cands)
     NB = num_stages
     if tile_bytes * NB > SMEM_BUDGET:
         return False
+    modes = async_modes(loop, cands)
     _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes)
     return True
 
@@ -198,14 +198,11 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     def c32(v):
         return b.constant(v, i32)
 
-    bufs = []
-    for c in cands:
-        view = c.alloc.results[0].type
-        buf_t = T.MemDescType((NB,) + view.dims, view.element, view.encoding, mutable=True)
-        bufs.append(b.create1("ttg.local_alloc", [], buf_t))
-    slot_t = [T.MemDescType(c.alloc.results[0].type.dims, c.alloc.results[0].type.element,
-                            c.alloc.results[0].type.encoding, True, (NB,) + c.alloc.results[0].type.dims)
-              for c in cands]
+    views = [c.alloc.results[0].type for c in cands]
+    bufs = [b.create1("ttg.local_alloc", [],
+                      T.MemDescType((NB,) + v.dims, v.element, v.encoding, mutable=True))
+            for v in views]
+    slot_t = [T.MemDescType(v.dims, v.element, v.encoding, True, (NB,) + v.dims) for v in views]
 
     def issue(bld: Builder, mapping: Dict[Value, Value], pred: Value, slot: Value) -> None:
         for op in addr_ops:
@@ -265,7 +262,7 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     dots = [op for op in nbody if op.name == "ttng.warp_group_dot"]
     last = dots[-1]
     for d, mode in modes.items():
-        d.attributes["isAsync"] = _true()
+        d.attributes["isAsync"] = BoolAttr(True)
         if mode == "chain":
             ib.set_insertion_point_after(d)
             w = ib.create("ttng.warp_group_dot_wait", [d.results[0]], [d.results[0].type],
@@ -327,15 +324,6 @@ def _defer_wait(body: Block, dot: Operation) -> None:
     for u in list(arg.uses):
         if u.owner is not w:
             u.set(w.results[0])
-
-
-def i64_attr(v: int) -> IntegerAttr:
-    return IntegerAttr(v, T.IntegerType(64))
-
-
-def _true():
-    from ...ir.attrs import to_attr
-    return to_attr(True)
 
 
 def pipeline_loops(module: Operation, num_stages: int = 3) -> int:
