@@ -525,6 +525,18 @@ class FunctionContext:
                 self._lin_cache[key] = pred
         return pred, free.get(REG, 0)
 
+    def register_at(self, ll: LinearLayout) -> Dict[tuple, int]:
+        """Constant part of a register's coordinates (lane and warp 0) -> the first register
+        holding it: how dot lowerings find an operand element by its offset in a fragment."""
+        key = ("at", ll)
+        got = self._coord_cache.get(key)
+        if got is None:
+            got = {}
+            for r in range(ll.get_in_dim_size(REG)):
+                got.setdefault(tuple(ll.apply({REG: r}).values()), r)
+            self._coord_cache[key] = got
+        return got
+
     def canonical(self, ll: LinearLayout) -> List[int]:
         """Per register, the first register of this thread holding the same element."""
         key = ("canon", ll)

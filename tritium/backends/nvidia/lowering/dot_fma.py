@@ -8,17 +8,7 @@ acc + sum_k A[m, k] * B[k, n], with K in order as the CPU backend sums it.
 """
 from __future__ import annotations
 
-from typing import Dict, Tuple
-
 from .context import REG, FunctionContext, LoweringError, elem_type, is_float, ltype
-
-
-def _by_coords(ll) -> Dict[Tuple[int, ...], int]:
-    """Constant part of each register's coordinates -> the first register holding it."""
-    out: Dict[Tuple[int, ...], int] = {}
-    for r in range(ll.get_in_dim_size(REG)):
-        out.setdefault(tuple(ll.apply({REG: r}).values()), r)
-    return out
 
 
 def lower_fma(ctx: FunctionContext, op) -> None:
@@ -31,7 +21,7 @@ def lower_fma(ctx: FunctionContext, op) -> None:
     rank = d_t.rank
     K = a.type.dims[-1]
     la, lb, lc = ctx.ll(a.type), ctx.ll(b.type), ctx.ll(d_t)
-    amap, bmap = _by_coords(la), _by_coords(lb)
+    amap, bmap = ctx.register_at(la), ctx.register_at(lb)
     av, bv, acc = ctx.get(a), ctx.get(b), list(ctx.get(c))
     e = ctx.e
     t = ltype(d_t)

@@ -20,13 +20,6 @@ _SHAPES = {"f16": (16, "f32.f16.f16.f32"), "bf16": (16, "f32.bf16.bf16.f32"),
            "e4m3": (32, "f32.e4m3.e4m3.f32"), "e5m2": (32, "f32.e5m2.e5m2.f32")}
 
 
-def _coords(ll) -> Dict[Tuple[int, ...], int]:
-    out: Dict[Tuple[int, ...], int] = {}
-    for r in range(ll.get_in_dim_size(REG)):
-        out.setdefault(tuple(ll.apply({REG: r}).values()), r)
-    return out
-
-
 def _pack(ctx: FunctionContext, vals, lt: str) -> str:
     """Registers of one b32 operand word (kWidth elements of 32/kWidth bits)."""
     e = ctx.e
@@ -47,7 +40,7 @@ def lower_mma_v2(ctx: FunctionContext, op) -> None:
     kw = a.type.encoding.k_width
     rank = d_t.rank
     la, lb, lc = ctx.ll(a.type), ctx.ll(b.type), ctx.ll(d_t)
-    amap, bmap = _coords(la), _coords(lb)
+    amap, bmap = ctx.register_at(la), ctx.register_at(lb)
     av, bv, acc = ctx.get(a), ctx.get(b), list(ctx.get(c))
     a_lt = "i32" if kind == "tf32" else ltype(a.type)
     if kind == "tf32":

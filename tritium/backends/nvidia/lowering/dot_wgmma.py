@@ -58,7 +58,6 @@ class _Operand:
             coord[dim] = wb[dim]
             bases.append(self._offset(coord) if coord[dim] else 0)
         self.hw = ctx.hw_from_tid_bases(bases)
-        self.op_idx = op_idx
 
     def _offset(self, coord) -> int:
         return self.inv.apply({"dim0": coord[0], "dim1": coord[1]})["offset"]
@@ -88,10 +87,7 @@ class _RegisterA:
         self.ctx = ctx
         ll = ctx.ll(a.type)
         self.vals = ctx.get(a)
-        self.where = {}
-        for r in range(ll.get_in_dim_size(REG)):
-            c = ll.apply({REG: r})
-            self.where.setdefault((c["dim0"], c["dim1"]), r)
+        self.where = ctx.register_at(ll)
         self.lt = "half" if a.type.element_type.name == "f16" else "bfloat"
 
     def descriptor(self, coord):
