@@ -62,17 +62,22 @@ def _address_fn(ctx: FunctionContext, addr: str, nbytes: int):
     return address
 
 
+def _view_groups(ctx: FunctionContext, ll, mem_t: T.MemDescType, max_vec: int):
+    """`access_groups` of a thread's registers in layout `ll` over the whole view `mem_t`:
+    ((hw offset, mask), elements per access, [(offset, registers)], canonical registers)."""
+    inv = memdesc_layout(mem_t).invert()
+    hw, nvec, groups, canon = access_groups(ctx, ll, inv, max_vec, inv.total_out_size_log2)
+    return hw, nvec, groups.get(0, []), canon
+
+
 def store_tensor(ctx: FunctionContext, vals: List[str], reg_t: T.TensorType,
                  mem_t: T.MemDescType, addr: str) -> None:
     """Every element of a register tensor into the buffer view at `addr` (each element
     once: copies held by several threads are written by their owner only)."""
     elt = reg_t.element_type
-    inv = memdesc_layout(mem_t).invert()
-    sbits = inv.total_out_size_log2
     ll = ctx.ll(reg_t)
-    hw, nvec, groups, _ = access_groups(ctx, ll, inv, 128 // storage_bits(elt), sbits)
+    hw, nvec, items, _ = _view_groups(ctx, ll, mem_t, 128 // storage_bits(elt))
     address = _address_fn(ctx, addr, storage_bits(elt) // 8)
-    items = groups.get(0, [])
     pred, _ = ctx.owner_info(ll)
     if pred is None:
         store_vectors(ctx, hw, nvec, items, vals, elt, address, buffer_alignment(mem_t))
@@ -89,12 +94,10 @@ def store_tensor(ctx: FunctionContext, vals: List[str], reg_t: T.TensorType,
 def load_tensor(ctx: FunctionContext, reg_t: T.TensorType, mem_t: T.MemDescType,
                 addr: str) -> List[str]:
     elt = reg_t.element_type
-    inv = memdesc_layout(mem_t).invert()
-    sbits = inv.total_out_size_log2
     ll = ctx.ll(reg_t)
-    hw, nvec, groups, canon = access_groups(ctx, ll, inv, 128 // storage_bits(elt), sbits)
+    hw, nvec, items, canon = _view_groups(ctx, ll, mem_t, 128 // storage_bits(elt))
     out: List[Optional[str]] = [None] * ll.get_in_dim_size(REG)
-    load_vectors(ctx, hw, nvec, groups.get(0, []), out, elt,
+    load_vectors(ctx, hw, nvec, items, out, elt,
                  _address_fn(ctx, addr, storage_bits(elt) // 8), buffer_alignment(mem_t))
     for r in range(len(out)):
         if out[r] is None:
@@ -162,13 +165,11 @@ def _async_copy(ctx: FunctionContext, op) -> None:
     mask = ctx.get(op.operand(2)) if op.num_operands > 2 else None
     elt = ptr.type.element_type.pointee
     nbytes = storage_bits(elt) // 8
-    inv = memdesc_layout(view.type).invert()
     ll = ctx.ll(ptr.type)
     # The vector may not be wider than the run of elements the pointer layout keeps in one
     # thread (coalesce sized it from the pointers' alignment), or cp.async would misalign.
     run = vector_width(ctx, ptr, op.operand(2) if op.num_operands > 2 else None, nbytes * 8)
-    hw, nvec, groups, _ = access_groups(ctx, ll, inv, min(16 // nbytes, run),
-                                        inv.total_out_size_log2)
+    hw, nvec, items, _ = _view_groups(ctx, ll, view.type, min(16 // nbytes, run))
     size = nvec * nbytes
     if size not in (4, 8, 16):
         raise LoweringError(f"cp.async cannot move {size} bytes per thread")
@@ -176,7 +177,7 @@ def _async_copy(ctx: FunctionContext, op) -> None:
     e = ctx.e
     address = _address_fn(ctx, ctx.get(view), nbytes)
     ptrs = ctx.get(ptr)
-    for off, members in groups.get(0, []):
+    for off, members in items:
         dst = e.cast("ptrtoint", "ptr addrspace(3)", address(hw, off), "i32")
         src = ptrs[members[0]]
         if mask is None:
