@@ -26,6 +26,7 @@ def ttgir_pipeline(num_warps: int = 4, threads_per_warp: int = 32, num_ctas: int
         "canonicalize",
         "cse",
         f"tritongpu-pipeline{{num-stages={num_stages}}}",
+        "triton-nvidia-tma-lowering",
         "canonicalize",
         "cse",
         "symbol-dce",

@@ -232,6 +232,25 @@ define("ttng.fence_async_shared", "MemRead MemWrite",
        "attr bCluster (bool): order generic-proxy shared-memory writes before async-proxy "
        "reads (wgmma, TMA)")
 
+# TMA and mbarriers (Hopper). A barrier is a `!ttg.memdesc<1xi64>` (or a slot of a ring of
+# them); the copies take the descriptor, its coordinates (one i32 per dim) and a buffer.
+define("ttng.init_barrier", "MemRead MemWrite",
+       "operand barrier memdesc; attr count (i32): mbarrier.init with `count` arrivals")
+define("ttng.inval_barrier", "MemRead MemWrite", "operand barrier memdesc: mbarrier.inval")
+define("ttng.barrier_expect", "MemRead MemWrite",
+       "operands (barrier, pred i1); attr size (i32): arrive, expecting `size` bytes")
+define("ttng.wait_barrier", "MemRead MemWrite",
+       "operands (barrier, phase i32): wait until the barrier's phase `phase` completes")
+define("ttng.async_tma_copy_global_to_local", "MemRead MemWrite",
+       "operands (desc, coords..., buffer memdesc, barrier memdesc, pred i1): TMA load of "
+       "the block at coords into the buffer, completing bytes on the barrier")
+define("ttng.async_tma_copy_local_to_global", "MemRead MemWrite",
+       "operands (desc, coords..., buffer memdesc): TMA store of the buffer (a bulk group)")
+define("ttng.async_tma_reduce", "MemRead MemWrite",
+       "operands (desc, coords..., buffer memdesc); attr kind (descriptor reduce kind)")
+define("ttng.async_tma_store_wait", "MemRead MemWrite",
+       "attr pendings (i32): wait until at most `pendings` TMA stores still read shared memory")
+
 PURE_TRAIT = "Pure"
 
 

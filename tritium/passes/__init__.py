@@ -32,10 +32,15 @@ TTIR_PIPELINE_LOWERED = ("inline,rewrite-tensor-pointer,rewrite-tensor-descripto
                          "canonicalize,combine,reorder-broadcast,cse,symbol-dce,loop-unroll")
 
 
-def make_ttir_pipeline(rewrite_tensor_pointer: bool = False, **manager_options) -> PassManager:
+def make_ttir_pipeline(rewrite_tensor_pointer: bool = False, tma: bool = False,
+                       **manager_options) -> PassManager:
     """The TTIR optimisation pipeline; other keyword arguments go to PassManager
-    (verify_each, dump, timing, reproducer)."""
+    (verify_each, dump, timing, reproducer). `tma` keeps the kernel's descriptor parameters
+    TMA can move (see rewrite_tensor_descriptor.py)."""
     text = TTIR_PIPELINE_LOWERED if rewrite_tensor_pointer else TTIR_PIPELINE
+    if rewrite_tensor_pointer and tma:
+        text = text.replace("rewrite-tensor-descriptor-to-pointer",
+                            "rewrite-tensor-descriptor-to-pointer{keep-tma-params=true}")
     return PassManager(text, **manager_options)
 
 

@@ -114,7 +114,7 @@ class CUDABackend(BaseBackend):
     # -- the stages (each takes the previous stage's product) -----------------------------
     def make_ttir(self, module, metadata, options):
         from ...passes import make_ttir_pipeline
-        make_ttir_pipeline(rewrite_tensor_pointer=True).run(module)
+        make_ttir_pipeline(rewrite_tensor_pointer=True, tma=self.capability >= 90).run(module)
         return module
 
     def make_ttgir(self, module, options):

@@ -37,6 +37,7 @@ import threading
 from typing import Callable, Dict, Optional
 
 from . import tensordesc_abi
+from .tensor_map import TensorMap, make_encoder
 
 __all__ = ["make_launcher", "generate_source", "pointer_of", "PARAM_CTYPES", "CudaLauncher"]
 
@@ -128,16 +129,30 @@ def pointer_of(obj, name: str = "?", index: int = 0) -> int:
 # source generation
 
 
-def _param_fields(signature: Dict[str, str], scratch: int):
+def _tma_args(signature: Dict[str, str], tensordesc_meta) -> Dict[int, dict]:
+    """{argument index: its TMA metadata} of the descriptor arguments passed as tensor maps."""
+    metas = list(tensordesc_meta or [])
+    out, k = {}, 0
+    for i, ty in enumerate(signature.values()):
+        if ty.strip().startswith("tensordesc"):
+            if k < len(metas) and metas[k]:
+                out[i] = metas[k]
+            k += 1
+    return out
+
+
+def _param_fields(signature: Dict[str, str], scratch: int, tma: Dict[int, dict] = None):
     """[(field name, ctypes type, param name, type string)] of the runtime parameters."""
     fields = []
+    tma = tma or {}
     for i, (name, ty) in enumerate(signature.items()):
         ty = ty.strip()
         if ty == "constexpr":
             continue
         if ty.startswith("tensordesc"):   # several parameters: see tensordesc_abi
-            for j, (pname, pty, _) in enumerate(tensordesc_abi.expand(name, ty)):
-                ctype = ctypes.c_uint64 if pty.startswith("*") else PARAM_CTYPES[pty]
+            for j, (pname, pty, _) in enumerate(tensordesc_abi.expand(name, ty, i in tma)):
+                ctype = TensorMap if pty == "tensormap" else \
+                    ctypes.c_uint64 if pty.startswith("*") else PARAM_CTYPES[pty]
                 fields.append((f"a{i}_{j}", ctype, pname, pty))
         elif ty.startswith("*"):
             fields.append((f"a{i}", ctypes.c_uint64, name, ty))
@@ -151,7 +166,7 @@ def _param_fields(signature: Dict[str, str], scratch: int):
 
 
 def generate_source(signature: Dict[str, str], mode: str = "params", scratch: int = 0,
-                    flavor: str = "bindings") -> str:
+                    flavor: str = "bindings", tma: Dict[int, dict] = None) -> str:
     """Python source of `launch(gridX, gridY, gridZ, stream, function, num_warps, shared, *args)`.
 
     `flavor` "bindings": `_cu_launch` is cuda-bindings' cuLaunchKernel (takes
@@ -175,8 +190,8 @@ def generate_source(signature: Dict[str, str], mode: str = "params", scratch: in
         if ty == "constexpr":
             continue
         if ty.startswith("tensordesc"):
-            for j, (pname, pty, expr) in enumerate(tensordesc_abi.expand(name, ty)):
-                lines += _store_param(f"a{i}_{j}", expr.format(d=a), pname, i, pty)
+            for j, (pname, pty, expr) in enumerate(tensordesc_abi.expand(name, ty, i in (tma or {}))):
+                lines += _store_param(f"a{i}_{j}", expr.format(d=a, tm=f"_tm{i}"), pname, i, pty)
         else:
             lines += _store_param(f"a{i}", a, name, i, ty)
     if flavor == "bindings":
@@ -336,7 +351,8 @@ _cache: Dict[tuple, Callable] = {}
 def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: int = 0,
                   flavor: Optional[str] = None, launch_fn: Optional[Callable] = None,
                   device_pointer: Optional[Callable[[int], Optional[int]]] = None,
-                  cache: bool = True) -> Callable:
+                  cache: bool = True, tensordesc_meta=None,
+                  tensor_map_encode: Optional[Callable] = None) -> Callable:
     """Build (or reuse) the launcher for a kernel signature.
 
     `signature` maps parameter names, in order, to type strings ("*fp32",
@@ -349,11 +365,18 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
     "bindings" (default) or "ctypes". `launch_fn` (cuLaunchKernel-like over
     ints, returning a CUresult int; implies flavor "ctypes") and
     `device_pointer` (address -> device address, None for host memory)
-    default to the real driver; tests pass fakes.
+    default to the real driver; tests pass fakes. `tensordesc_meta` (the kernel's metadata)
+    says which descriptor arguments travel as TMA tensor maps (`tensor_map_encode`: a fake
+    cuTensorMapEncodeTiled for tests, see tensor_map.py).
     """
     if flavor is None:
         flavor = "ctypes" if launch_fn is not None else "bindings"
-    key = (tuple(signature.items()), mode, scratch, flavor, launch_fn, device_pointer)
+    tma = _tma_args(signature, tensordesc_meta)
+    if tma and mode != "params":
+        raise NotImplementedError("a kernel with TMA descriptor arguments launches in 'params' mode "
+                                  "(the 'extra' buffer would need 64-byte aligned tensor maps)")
+    key = (tuple(signature.items()), mode, scratch, flavor, launch_fn, device_pointer,
+           repr(sorted(tma.items())), tensor_map_encode)
     if cache and key in _cache:
         return _cache[key]
     ensure_context = check_error = None
@@ -375,7 +398,7 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
             if launch_fn is None:
                 raise RuntimeError("libcuda could not be opened through ctypes; use flavor='bindings'")
 
-    fields = _param_fields(signature, scratch)
+    fields = _param_fields(signature, scratch, tma)
     Params = type("Params", (ctypes.Structure,), {"_fields_": [(f, t) for f, t, _, _ in fields]})
     buf, addr, keep = _new_state(Params, fields, mode)
     local = threading.local()
@@ -388,12 +411,23 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
             local.keep = k
         return state
 
-    src = generate_source(signature, mode, scratch, flavor)
+    src = generate_source(signature, mode, scratch, flavor, tma)
+    resolve = _make_resolver(device_pointer)
+
+    def device_address(obj, name, index):
+        p = pointer_of(obj, name, index)
+        d = _device_ptrs.get(p)
+        return d if d is not None else resolve(p, name, index)
+    names = list(signature)
+    for i, meta in tma.items():
+        dtype, _ = tensordesc_abi.parse(signature[names[i]])
+        scope[f"_tm{i}"] = make_encoder(dtype, meta, names[i], i, device_address,
+                                        tensor_map_encode)
     scope.update({
         "_main": (buf, addr), "_owner": threading.get_ident(), "_get_ident": threading.get_ident,
         "_thread_state": thread_state,
         "_conv": _converters, "_conv_for": _converter_for, "_dev": _device_ptrs,
-        "_resolve": _make_resolver(device_pointer), "_range_error": _range_error,
+        "_resolve": resolve, "_range_error": _range_error,
         "_fp16_bits": _fp16_bits, "_bf16_bits": _bf16_bits,
         "_cu_launch": launch_fn, "_slow_launch": _make_slow_launch(launch_fn),
         "_launch_failed": _make_failure_handler(launch_fn, ensure_context, check_error),
@@ -424,7 +458,8 @@ class CudaLauncher:
         consts = getattr(src, "constants", {}) or {}
         for i, (name, ty) in enumerate(src.signature.items()):
             signature[str(name)] = "constexpr" if (i,) in consts else ty
-        self._launch = make_launcher(signature, scratch=metadata.get("scratch_args", 0))
+        self._launch = make_launcher(signature, scratch=metadata.get("scratch_args", 0),
+                                     tensordesc_meta=metadata.get("tensordesc_meta"))
         self.num_warps = metadata["num_warps"]
         self.shared = metadata.get("shared", 0)
 

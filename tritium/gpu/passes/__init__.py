@@ -7,7 +7,8 @@ Importing this package registers them with the pass manager:
     tritongpu-remove-layout-conversions (remove-layout-conversions)
     tritongpu-F32DotTC (f32-dot-tc)                   tf32x3/bf16x3/bf16x6 dots split in parts
     tritongpu-accelerate-matmul (accelerate-matmul)   wgmma or FMA layouts for tt.dot
-    tritongpu-pipeline (pipeline)                     cp.async multi-buffering, async wgmma
+    tritongpu-pipeline (pipeline)                     cp.async / TMA multi-buffering, async wgmma
+    triton-nvidia-tma-lowering (tma-lowering)         other descriptor loads/stores as TMA copies
     allocate-shared-memory                            allocation.offset / ttg.shared
 
 and a `ttg.convert_layout` fold hook for canonicalize (identity, convert of convert,
@@ -24,6 +25,7 @@ from .convert_to_ttgir import ConvertToTTGIR, convert_to_ttgir
 from .f32_dot_tc import F32DotTC, f32_dot_tc
 from .legality import LayoutLegalityError, check_ttgir_legality
 from .software_pipeline import SoftwarePipeline, pipeline_loops
+from .tma_lowering import TmaLowering, lower_tma
 from .remove_layout_conversions import (RemoveLayoutConversions, count_converts,
                                         remove_layout_conversions)
 
@@ -45,4 +47,4 @@ def _fold_convert(op, consts):
 __all__ = ["AccelerateMatmul", "accelerate_matmul", "ConvertToTTGIR", "Coalesce", "RemoveLayoutConversions", "AllocateSharedMemory",
            "convert_to_ttgir", "coalesce", "remove_layout_conversions",
            "allocate_shared_memory", "check_ttgir_legality", "LayoutLegalityError",
-           "count_converts", "F32DotTC", "f32_dot_tc"]
+           "count_converts", "F32DotTC", "f32_dot_tc", "TmaLowering", "lower_tma"]

@@ -6,7 +6,8 @@ One module per op family registers its lowerings with `context.lowers`:
 elementwise (arith/math/casts/fp8), memory (loads/stores/atomics), shape (make_range,
 splat, broadcast, expand_dims, trans/reshape/join/split/cat), convert_layout, reduce, scan,
 control (scf), misc (program ids, print, assert, calls, gather, histogram, functions),
-shared_mem (local_alloc/load/store, memdesc views, async-proxy fences), dot_wgmma
+shared_mem (local_alloc/load/store, memdesc views, async-proxy fences), tma (TMA copies,
+mbarriers, descriptor parameters), dot_wgmma
 (warp_group_dot and its wait), dot_mma (tt.dot on mma.sync, and the tt.dot dispatch),
 dot_fma (tt.dot on the FMA units).
 The input must satisfy docs/ttgir-contract.md.
@@ -18,7 +19,7 @@ from typing import Dict, Tuple
 from ....ir.core import Operation, module_body
 from . import context  # noqa: F401
 from . import elementwise, memory, shape, convert_layout, reduce, scan, control, misc  # noqa: F401
-from . import shared_mem, dot_wgmma, dot_fma, dot_mma  # noqa: F401
+from . import shared_mem, tma, dot_wgmma, dot_fma, dot_mma  # noqa: F401
 from .context import HANDLERS, LoweringError, ModuleContext
 
 __all__ = ["make_llir", "LoweringError", "HANDLERS", "shared_bytes"]
@@ -49,10 +50,36 @@ def make_llir(module: Operation, capability: int = 90,
         mctx.funcs[f.attr("sym_name")] = f
     for f in funcs:
         misc.lower_function(mctx, f)
+    meta = [_tensordesc_meta(f) for f in funcs if misc._is_kernel(f)]
     shared = shared_bytes(module)
     if shared:
         mctx.out.uses_smem = True
     text = mctx.out.text()
     if mctx.line_info is not None:
         text += mctx.line_info.text()
-    return text, {"shared": shared, "num_warps": mctx.num_warps}
+    info = {"shared": shared, "num_warps": mctx.num_warps}
+    if meta and meta[0]:
+        info["tensordesc_meta"] = meta[0]
+    return text, info
+
+
+_TMA_WRITES = ("ttng.async_tma_copy_local_to_global", "ttng.async_tma_reduce")
+
+
+def _tensordesc_meta(func: Operation) -> list:
+    """One entry per descriptor parameter of the kernel, in order: what the launcher needs
+    to encode its CUtensorMap (gpu/tma.py), or None for one the TTIR stage rewrote to
+    pointers (its base pointer parameter carries `tt.pointer_descriptor`)."""
+    from ....gpu.tma import tma_block
+    from ....ir import types as T
+    args = func.regions[0].entry.args
+    attrs = list(func.attr("arg_attrs") or [])
+    out = []
+    for i, a in enumerate(args):
+        if isinstance(a.type, T.TensorDescType):
+            meta = tma_block(a.type.block).meta()
+            meta["stores"] = any(u.owner.name in _TMA_WRITES for u in a.uses)
+            out.append(meta)
+        elif i < len(attrs) and hasattr(attrs[i], "get") and attrs[i].get("tt.pointer_descriptor"):
+            out.append(None)
+    return out

@@ -10,6 +10,7 @@ from ....ir.core import Operation
 from .context import (REG, FunctionContext, LoweringError, ModuleContext,
                       bitwidth, elem_type, is_float, is_ptr, lowers, ltype, storage_bits)
 from .control import flat_types, flatten, unflatten
+from .tma import TMA_PARAM_TYPE
 
 _AXES = "xyz"
 
@@ -331,6 +332,12 @@ def lower_function(mctx: ModuleContext, func: Operation) -> None:
             names = [f"%a{i}_{j}" for j in range(n)]
             params += [f"{ltype(t)} {nm}" for nm in names]
             ctx.values[a] = names
+            continue
+        if isinstance(t, T.TensorDescType):
+            if not kernel:
+                raise LoweringError(f"function {name}: a TMA descriptor argument {i} outside a kernel")
+            params.append(f"{TMA_PARAM_TYPE} %arg{i}")
+            ctx.values[a] = f"%arg{i}"
             continue
         lt = ltype(t)
         if kernel and lt == "i1":
