@@ -181,7 +181,8 @@ def _a_in_registers(a, op: Operation, kind: str) -> bool:
     if kind not in ("f16", "bf16"):
         return False
     d = a.owner_op
-    return d is not None and d.name != "tt.load" and _loop_invariant_point(a, op) is op \
+    return d is not None and d.name not in ("tt.load", "tt.descriptor_load") \
+        and _loop_invariant_point(a, op) is op \
         and op.parent_op is not None and op.parent_op.name in ("scf.for", "scf.while")
 
 

@@ -11,6 +11,15 @@ for masked elements) into a ring of shared-memory slots, issued D = S-1 iteratio
                barrier, copies for iteration i+D into slot (i+D) % NB, commit
     after      async_wait(0), warp_group_dot_wait(0) on the accumulators
 
+A tile loaded through a kernel-parameter tensor descriptor (`tt.descriptor_load`, possibly
+through `tt.trans`) rides TMA instead: the ring's slots take the descriptor block's own
+NVMMA layout (gpu/tma.py; a `ttg.memdesc_trans` view hands the dot the transposed tile),
+each slot has an mbarrier, thread 0 arms it with the slot's byte count and issues the
+copies, and the dot waits on the slot's barrier (phase = how many times the ring wrapped,
+mod 2) right where the tile was staged, so a second dot's tile (attention's V) keeps
+landing while the first dot runs. Barriers are initialised before the prologue and
+invalidated after the loop.
+
 The loop-carried values the loads' addresses come from (pointer tensors advanced by
 loop-invariant steps) are carried D iterations ahead: the prologue runs their advance D
 times. The ring has NB = S slots, so the slot refilled in iteration i is the one wgmma(i-1)
@@ -72,8 +81,49 @@ def _block_args_used(ops: List[Operation], body: Block) -> Set[Value]:
 
 
 class _Candidate:
-    def __init__(self, load: Operation, alloc: Operation, dot: Operation):
-        self.load, self.alloc, self.dot = load, alloc, dot
+    def __init__(self, load: Operation, alloc: Operation, dot: Operation,
+                 trans: Optional[Operation] = None):
+        self.load, self.alloc, self.dot, self.trans = load, alloc, dot, trans
+        self.tma = load.name == "tt.descriptor_load"
+
+    @property
+    def addr_operands(self) -> List[Value]:
+        """What the copy's source is computed from (pointers and mask, or coordinates)."""
+        return list(self.load.operands[1:]) if self.tma else list(self.load.operands[:2])
+
+    @property
+    def ops(self) -> List[Operation]:
+        return [self.load] + ([self.trans] if self.trans is not None else [])
+
+
+def _tma_candidate(dot: Operation, i: int, alloc: Operation, body: Block) -> Optional[_Candidate]:
+    """alloc(descriptor_load) or alloc(trans(descriptor_load)) of a kernel's TMA
+    descriptor, when the block's TMA layout (or its transpose) is one wgmma can read."""
+    from .accelerate_matmul import tensor_core_kind
+    from ..tma import tma_block
+    src = alloc.operand(0).owner_op
+    trans = None
+    if src is not None and src.name == "tt.trans" and src.parent is body \
+            and len(src.results[0].uses) == 1 and src.results[0].type.rank == 2:
+        trans, src = src, src.operand(0).owner_op
+    if src is None or src.name != "tt.descriptor_load" or src.parent is not body \
+            or len(src.results[0].uses) != 1:
+        return None
+    desc = src.operand(0)
+    if not isinstance(desc.type, T.TensorDescType) or desc.owner_op is not None \
+            or desc.block.parent_op is None or desc.block.parent_op.name != "tt.func":
+        return None
+    tb = tma_block(desc.type.block)
+    if tb is None or not tb.swizzle or len(tb.dims) != 2:
+        return None
+    transposed = trans is not None     # the view the dot reads: contiguous along dim 1 unless
+    k_major = (not transposed) if i == 0 else transposed
+    a, b, c = dot.operands[:3]
+    kind = tensor_core_kind(a.type, b.type, dot.results[0].type,
+                            int(dot.attr("inputPrecision", 0) or 0))
+    if kind not in ("f16", "bf16") and not k_major:
+        return None
+    return _Candidate(src, alloc, dot, trans)
 
 
 def _copy_bits(load: Operation, info) -> int:
@@ -101,6 +151,10 @@ def _candidates(loop: Operation, info) -> List[_Candidate]:
             alloc = dot.operand(i).owner_op
             if alloc is None or alloc.name != "ttg.local_alloc" or alloc.parent is not body \
                     or not alloc.operands or len(alloc.results[0].uses) != 1:
+                continue
+            tma = _tma_candidate(dot, i, alloc, body)
+            if tma is not None:
+                out.append(tma)
                 continue
             load = alloc.operand(0).owner_op
             if load is None or load.name != "tt.load" or load.parent is not body \
@@ -155,7 +209,7 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     if not cands:
         return False
     iv = body.args[0]
-    roots = [v for c in cands for v in c.load.operands[:2]]
+    roots = [v for c in cands for v in c.addr_operands]
     addr_ops = _slice(body, roots)
     if addr_ops is None:
         return False
@@ -169,13 +223,13 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
         ops = _slice(body, [nxt])
         if ops is None or _block_args_used(ops, body) - {c}:
             return False
-        allowed = set(addr_ops) | set(ops) | {term} | {x.load for x in cands}
+        allowed = set(addr_ops) | set(ops) | {term} | {o for x in cands for o in x.ops}
         if any(u.owner not in allowed for u in c.uses):
             return False
         advance[c] = ops
     D = num_stages - 1
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
-                     for c in cands)
+                     for c in cands) + 8 * sum(c.tma for c in cands)
     NB = num_stages
     if tile_bytes * NB > SMEM_BUDGET:
         return False
@@ -184,7 +238,28 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     return True
 
 
+def _ring_types(c: _Candidate, NB: int):
+    """(ring type, slot type, the dot's view type or None) of a candidate."""
+    if c.tma:
+        from ..tma import tma_block
+        tb = tma_block(c.load.operand(0).type.block)
+        elt = c.load.results[0].type.element_type
+        slot = T.MemDescType(tb.dims, elt, tb.encoding, True, (NB,) + tb.dims)
+        ring = T.MemDescType((NB,) + tb.dims, elt, tb.encoding, mutable=True)
+        view = None
+        if c.trans is not None:
+            enc = tb.encoding
+            tenc = type(enc)(enc.swizzling_byte_width, not enc.transposed, enc.element_bit_width)
+            view = T.MemDescType(tb.dims[::-1], elt, tenc, True, (NB,) + tb.dims)
+        return ring, slot, view
+    v = c.alloc.results[0].type
+    return (T.MemDescType((NB,) + v.dims, v.element, v.encoding, mutable=True),
+            T.MemDescType(v.dims, v.element, v.encoding, True, (NB,) + v.dims), None)
+
+
 def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
+    from ..tma import tma_block
+    from .tma_lowering import barrier_type
     body = loop.regions[0].entry
     term = body.last
     iv = body.args[0]
@@ -194,30 +269,48 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     b.set_insertion_point_before(loop)
     b.loc = loop.loc
     i32 = T.IntegerType(32)
+    has_cp = any(not c.tma for c in cands)
+    tmas = [c for c in cands if c.tma]
 
     def c32(v):
         return b.constant(v, i32)
 
-    views = [c.alloc.results[0].type for c in cands]
-    bufs = [b.create1("ttg.local_alloc", [],
-                      T.MemDescType((NB,) + v.dims, v.element, v.encoding, mutable=True))
-            for v in views]
-    slot_t = [T.MemDescType(v.dims, v.element, v.encoding, True, (NB,) + v.dims) for v in views]
+    types = [_ring_types(c, NB) for c in cands]
+    bufs = [b.create1("ttg.local_alloc", [], ring) for ring, _, _ in types]
+    # One ring of barriers per TMA tile, so each dot waits only for its own operand.
+    bars = {c: b.create1("ttg.local_alloc", [], barrier_type(NB)) for c in tmas}
+    one_bar = barrier_type(1)
+    for c in tmas:
+        for k in range(NB):
+            b.create("ttng.init_barrier", [b.create1("ttg.memdesc_index", [bars[c], c32(k)],
+                                                     one_bar)], [], {"count": 1})
+    if tmas:
+        b.create("ttng.fence_async_shared", [], [], {"bCluster": False})
+        b.create("ttg.barrier", [], [])
 
     def issue(bld: Builder, mapping: Dict[Value, Value], pred: Value, slot: Value) -> None:
         for op in addr_ops:
             bld.insert(op.clone(mapping))
-        for c, buf, st in zip(cands, bufs, slot_t):
+        for c, buf, (_, st, _) in zip(cands, bufs, types):
+            view = bld.create1("ttg.memdesc_index", [buf, slot], st)
+            if c.tma:
+                bar = bld.create1("ttg.memdesc_index", [bars[c], slot], one_bar)
+                nbytes = tma_block(c.load.operand(0).type.block).bytes
+                bld.create("ttng.barrier_expect", [bar, pred], [], {"size": nbytes})
+                coords = [mapping.get(v, v) for v in c.load.operands[1:]]
+                bld.create("ttng.async_tma_copy_global_to_local",
+                           [c.load.operand(0), *coords, view, bar, pred], [])
+                continue
             ptr = mapping.get(c.load.operand(0), c.load.operand(0))
             shape_t = T.TensorType(ptr.type.dims, T.IntegerType(1), ptr.type.encoding)
             mask = bld.create1("tt.splat", [pred], shape_t)
             if c.load.num_operands > 1:
                 mask = bld.create1("arith.andi", [mapping.get(c.load.operand(1), c.load.operand(1)),
                                                   mask], shape_t)
-            view = bld.create1("ttg.memdesc_index", [buf, slot], st)
             bld.create("ttg.async_copy_global_to_local", [ptr, view, mask], [],
                        {k: v for k, v in c.load.attributes.items() if k in ("cache", "evict")})
-        bld.create("ttg.async_commit_group", [], [])
+        if has_cp:
+            bld.create("ttg.async_commit_group", [], [])
 
     # prologue
     vals = {c: loop.operand(3 + c.index - 1) for c in carried}
@@ -238,26 +331,38 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     inits = list(loop.operands[3:])
     for c in carried:
         inits[c.index - 1] = vals[c]
-    inits += [c32(0), c32(D % NB)]
-    new = b.create("scf.for", [lb, ub, step, *inits], loop.result_types + [i32, i32],
+    inits += [c32(0), c32(D % NB), c32(0)]
+    new = b.create("scf.for", [lb, ub, step, *inits], loop.result_types + [i32, i32, i32],
                    dict(loop.attributes), num_regions=1)
     nbody = new.regions[0].add_block()
-    nargs = [nbody.add_argument(a.type) for a in body.args] + [nbody.add_argument(i32),
-                                                               nbody.add_argument(i32)]
+    nargs = [nbody.add_argument(a.type) for a in body.args] + [nbody.add_argument(i32)
+                                                               for _ in range(3)]
     for old, na in zip(body.args, nargs):
         old.replace_all_uses_with(na)
     for op in list(body):
         op.remove_from_parent()
         nbody.append(op)
-    ext, ins = nargs[-2], nargs[-1]
+    ext, ins, phase = nargs[-3], nargs[-2], nargs[-1]
     iv = nargs[0]
     term = nbody.last
     ib = Builder()
     ib.set_insertion_point_before(nbody.first)
     ib.loc = loop.loc
-    ib.create("ttg.async_wait", [], [], {"num": D - 1})
-    for c, buf, st in zip(cands, bufs, slot_t):
-        view = ib.create1("ttg.memdesc_index", [buf, ext], st)
+    if has_cp:
+        ib.create("ttg.async_wait", [], [], {"num": D - 1})
+    for c, buf, (_, st, view_t) in zip(cands, bufs, types):
+        if c.tma:
+            # Wait where the tile was staged: later tiles keep landing under earlier dots.
+            wb = Builder()
+            wb.set_insertion_point_before(c.alloc)
+            wb.loc = c.alloc.loc
+            view = wb.create1("ttg.memdesc_index", [buf, ext], st)
+            bar = wb.create1("ttg.memdesc_index", [bars[c], ext], one_bar)
+            wb.create("ttng.wait_barrier", [bar, phase], [])
+            if view_t is not None:
+                view = wb.create1("ttg.memdesc_trans", [view], view_t, {"order": [1, 0]})
+        else:
+            view = ib.create1("ttg.memdesc_index", [buf, ext], st)
         c.alloc.results[0].replace_all_uses_with(view)
     dots = [op for op in nbody if op.name == "ttng.warp_group_dot"]
     last = dots[-1]
@@ -275,35 +380,47 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
         else:
             _defer_wait(nbody, d)
     ib.set_insertion_point_after(last)
-    if modes:
+    if modes or tmas:
         # The slot refilled next was read by wgmma(i-1): each warpgroup has now waited for
-        # its own; the barrier makes sure every warpgroup has.
+        # its own; the barrier makes sure every warpgroup has (and, with TMA and no
+        # cp.async wait, that every thread is past its reads of the slot).
         ib.create("ttg.barrier", [], [])
     ahead = ib.create1("arith.addi", [iv, ib.create1("arith.muli", [step, ib.constant(D, ity)],
                                                         ity)], ity)
     pred = ib.create1("arith.cmpi", [ahead, new.operand(1)], T.IntegerType(1), {"predicate": i64_attr(2)})
     issue(ib, {iv: ahead}, pred, ins)
     one, nb = ib.constant(1, i32), ib.constant(NB, i32)
-    nxt = []
+    nxt, wraps = [], []
     for x in (ext, ins):
         y = ib.create1("arith.addi", [x, one], i32)
-        wrap = ib.create1("arith.cmpi", [y, nb], T.IntegerType(1), {"predicate": i64_attr(0)})
-        nxt.append(ib.create1("arith.select", [wrap, ib.constant(0, i32), y], i32))
+        wraps.append(ib.create1("arith.cmpi", [y, nb], T.IntegerType(1), {"predicate": i64_attr(0)}))
+        nxt.append(ib.create1("arith.select", [wraps[-1], ib.constant(0, i32), y], i32))
+    # The consumer's phase flips each time its slot index wraps around the ring.
+    flipped = ib.create1("arith.xori", [phase, one], i32)
+    nxt.append(ib.create1("arith.select", [wraps[0], flipped, phase], i32))
     term.set_operands(list(term.operands) + nxt)
     for c in cands:
         c.alloc.erase()
-        c.load.erase()
+        for op in reversed(c.ops):
+            op.erase()
     # after the loop
     ab = Builder()
     ab.set_insertion_point_after(new)
     ab.loc = loop.loc
-    ab.create("ttg.async_wait", [], [], {"num": 0})
+    if has_cp:
+        ab.create("ttg.async_wait", [], [], {"num": 0})
     results = list(new.results[:len(loop.results)])
     if modes:
         for i, r in enumerate(results):
             if isinstance(r.type, T.TensorType) and type(r.type.encoding).__name__ == "NvidiaMmaEncoding":
                 w = ab.create("ttng.warp_group_dot_wait", [r], [r.type], {"pendings": 0})
                 results[i] = w.results[0]
+    if tmas:
+        ab.create("ttg.barrier", [], [])
+        for c in tmas:
+            for k in range(NB):
+                ab.create("ttng.inval_barrier", [ab.create1(
+                    "ttg.memdesc_index", [bars[c], ab.constant(k, i32)], one_bar)], [])
     for old_r, r in zip(loop.results, results):
         old_r.replace_all_uses_with(r)
     loop.erase()

@@ -1,5 +1,5 @@
 """Explicit shared-memory buffers: `ttg.local_alloc`, `ttg.local_load`, `ttg.local_store`,
-`ttg.local_dealloc`, `ttg.memdesc_index` and `ttng.fence_async_shared`.
+`ttg.local_dealloc`, `ttg.memdesc_index`, `ttg.memdesc_trans` and `ttng.fence_async_shared`.
 
 A `!ttg.memdesc` value lowers to one i32: the shared-window address of its first element
 (what wgmma descriptors and `cp.async` take). Element (i, j, ...) of a view lives at
@@ -149,6 +149,13 @@ def _memdesc_index(ctx: FunctionContext, op) -> None:
     i = ctx.get(idx)
     off = e.bin("mul", "i32", i, str(slot_bytes)) if i != "0" else "0"
     ctx.set(op.results[0], e.bin("add", "i32", ctx.get(buf), off) if off != "0" else ctx.get(buf))
+
+
+@lowers("ttg.memdesc_trans")
+def _memdesc_trans(ctx: FunctionContext, op) -> None:
+    """A transposed view is the same bytes: its encoding (the source's with the order
+    swapped) already maps the permuted coordinates to the same offsets."""
+    ctx.set(op.results[0], ctx.get(op.operand(0)))
 
 
 @lowers("ttng.fence_async_shared")
