@@ -55,6 +55,56 @@ def run_row(k, cdiv, do_bench, M, N, K, cfg, dtype):
     return {"tflops": 2 * M * N * K / ms * 1e-9, "err": err, "cold_s": cold, "ms": ms}
 
 
+def run_tma_row(k, cdiv, do_bench, TD, M, N, K, cfg, dtype):
+    """tutorial 09's TMA matmul (host TensorDescriptors of each flavour's own class)."""
+    BM, BN, BK, G, W, S = cfg
+    torch.manual_seed(0)
+    a = torch.randn((M, K), device="cuda").to(dtype)
+    b = torch.randn((N, K), device="cuda").to(dtype)
+    c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+    a_d, b_d, c_d = TD.from_tensor(a, [BM, BK]), TD.from_tensor(b, [BN, BK]), \
+        TD.from_tensor(c, [BM, BN])
+    grid = (cdiv(M, BM) * cdiv(N, BN),)
+
+    def run():
+        k.matmul_kernel_tma[grid](a_d, b_d, c_d, M, N, K, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN,
+                                  BLOCK_SIZE_K=BK, GROUP_SIZE_M=G, num_warps=W, num_stages=S)
+    t0 = time.perf_counter()
+    run()
+    torch.cuda.synchronize()
+    cold = time.perf_counter() - t0
+    ref = a.float() @ b.float().T
+    err = ((c.float() - ref).norm() / ref.norm()).item()
+    ms = do_bench(run, warmup=25, rep=200, return_mode="median")
+    return {"tflops": 2 * M * N * K / ms * 1e-9, "err": err, "cold_s": cold, "ms": ms}
+
+
+def tma_rows(flavors, descs, do_bench, sizes):
+    rows = []
+    for n, cfg, dtype in [(s, c, torch.float16) for s in sizes for c in CONFIGS] + \
+            [(8192, FP8_CONFIG, torch.float8_e4m3fn)]:
+        tag = "tma fp16" if dtype == torch.float16 else "tma fp8e4m3"
+        row = {"size": f"{tag} {n}^3", "cfg": (None,) + cfg}
+        for name, (k, cdiv) in flavors.items():
+            try:
+                row[name] = run_tma_row(k, cdiv, do_bench, descs[name], n, n, n, cfg, dtype)
+            except Exception as e:
+                row[name] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
+        if dtype == torch.float16:
+            a = torch.randn((n, n), device="cuda", dtype=torch.float16)
+            b = torch.randn((n, n), device="cuda", dtype=torch.float16)
+            ms = do_bench(lambda: a @ b, warmup=25, rep=200, return_mode="median")
+        else:
+            a = torch.randn((n, n), device="cuda").to(dtype)
+            b = torch.randn((n, n), device="cuda").to(dtype).T
+            one = torch.tensor(1.0, device="cuda")
+            ms = do_bench(lambda: torch._scaled_mm(a, b, one, one, out_dtype=torch.float16),
+                          warmup=25, rep=200, return_mode="median")
+        row["torch"] = {"tflops": 2 * n ** 3 / ms * 1e-9}
+        rows.append(row)
+    return rows
+
+
 ATTN_CONFIGS = [  # (D, BM, BN, warps, stages)
     (64, 128, 64, 4, 3),
     (128, 128, 64, 8, 3),
@@ -109,16 +159,25 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--attention", action="store_true", help="with --quick: attention rows too")
     ap.add_argument("--fp8", action="store_true", help="only the fp8 row (8192^3)")
+    ap.add_argument("--tma", action="store_true", help="only the TMA (tensor descriptor) rows")
     args = ap.parse_args()
     os.environ.setdefault("TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="bench-mm-"))
     import tritium
     from tritium.testing import do_bench
+    from tritium.tools.tensor_descriptor import TensorDescriptor as TritiumTD
     flavors = {"tritium": (load_kernels_from("tc_kernels.py", "tritium"), tritium.cdiv)}
+    descs = {"tritium": TritiumTD}
     try:
         import triton
+        from triton.tools.tensor_descriptor import TensorDescriptor as UpstreamTD
         flavors["upstream"] = (load_kernels_from("tc_kernels.py", "upstream"), triton.cdiv)
+        descs["upstream"] = UpstreamTD
     except ImportError:
         pass
+    if args.tma:
+        rows = tma_rows(flavors, descs, do_bench, [4096, 8192])
+        _print(rows)
+        return
     sizes = [] if args.fp8 else [4096] if args.quick else [4096, 8192]
     rows = []
     for n in sizes:
@@ -148,8 +207,17 @@ def main():
                       warmup=25, rep=200, return_mode="median")
         row["torch"] = {"tflops": 2 * n ** 3 / ms * 1e-9}
         rows.append(row)
+    if not args.quick and not args.fp8:
+        rows += tma_rows(flavors, descs, do_bench, [8192])
     if (not args.quick or args.attention) and not args.fp8:
         rows += attention_rows(flavors, do_bench)
+    _print(rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1, default=str)
+
+
+def _print(rows):
     print(f"\n{'fp16 TFLOP/s':<40}{'tritium':>10}{'upstream':>10}{'torch':>10}{'ratio':>8}"
           f"{'err':>10}{'cold s (tri/up)':>18}")
     for r in rows:
@@ -167,9 +235,6 @@ def main():
         print(f"{name:<40}{t['tflops']:>10.1f}{u.get('tflops', float('nan')):>10.1f}"
               f"{r['torch']['tflops']:>10.1f}{ratio:>8.3f}{t['err']:>10.1e}"
               f"{t['cold_s']:>9.2f}/{u.get('cold_s', float('nan')):.2f}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1, default=str)
 
 
 if __name__ == "__main__":
