@@ -151,13 +151,15 @@ def new_record(fn, specialization, target: str, options) -> KernelRecord:
 
 
 def capture(fn, specialization, meta: Optional[Dict[str, Any]] = None,
-            target: str = "cpu") -> KernelRecord:
+            target: str = "cpu", bench=None) -> KernelRecord:
     """Compile `fn` for one specialisation (the JIT's per-argument tuples) for `target`
     ('cpu' or an NVIDIA arch such as 'sm_90a') and record every stage. A failing stage
-    ends the record early with `error` set; the stages before it are kept."""
+    ends the record early with `error` set; the stages before it are kept. `bench`: the
+    kernel's `bench.BenchResult` from the script, whose dot FLOPs are counted on the TTIR."""
     backend = _explaining_backend(target)
     options = _parse_options(fn, backend, target, dict(meta or {}))
     record = new_record(fn, specialization, target, options)
+    record.bench = bench
     span = SourceSpan(fn.file_name, record.first_line, record.first_line + len(record.source) - 1)
     clock = _Clock(record)
     t_all = time.perf_counter()
@@ -201,6 +203,8 @@ def _show(stage: str, product, metadata, backend, options, record, span, clock) 
     from ...ir.printer import print_module
     if stage in ("ttir", "ttgir"):
         record.stages[stage] = sourcemap.map_mlir(print_module(product, debug_info=True), span)
+        if stage == "ttir" and record.bench is not None:
+            record.bench.count_flops(product, record.name)
         if stage == "ttgir":
             from .layout_map import collect_layouts
             record.layouts = collect_layouts(product, record.stages["ttgir"])

@@ -62,8 +62,7 @@ def run(script: str, kernel: Optional[str] = None, output: Optional[str] = None,
     os.makedirs(out, exist_ok=True)
     entries, used = [], {}
     for c in wanted:
-        record = capture(c.fn, c.specialization, c.options, target)
-        record.bench = rec.bench_of(c)
+        record = capture(c.fn, c.specialization, c.options, target, bench=rec.bench_of(c))
         n = used.get(record.name, 0)
         used[record.name] = n + 1
         href = _page_name(record.name, n)

@@ -128,11 +128,32 @@ def _bench_row(b) -> tuple:
             f"{b.bytes_per_call / 1e6:.4g} MB of tensor arguments → {b.gbps:.4g} GB/s{peak}{shared}")
 
 
+def _flops_row(b) -> tuple:
+    f = b.flops
+    big = f.dots[0]
+    sites = (f"{len(f.dots)} tl.dot" + ("s" if len(f.dots) > 1 else "") +
+             f" on {big.dtype}" + (f" ({big.precision})" if big.precision else ""))
+    if not f.known:
+        return ("dot FLOP/s (do_bench)", f"{sites}; FLOPs not known at launch: {f.why}")
+    per_call = b.flops_per_call
+    work = f"{per_call / 1e9:.4g} GFLOP" if per_call >= 1e9 else f"{per_call / 1e6:.4g} MFLOP"
+    if b.peak_tflops:
+        rate = (f"{b.tflops:.4g} TFLOP/s of {b.peak_tflops:.0f} TFLOP/s {big.dtype} peak "
+                f"({100 * b.tflops / b.peak_tflops:.0f}%)")
+    else:
+        rate = f"{b.tflops * 1e3:.4g} GFLOP/s (no GPU peak on this device)"
+    return ("dot FLOP/s (do_bench)",
+            f"{sites}: 2·M·N·K per dot × loop trips × programs (whole tiles, masked edges "
+            f"included) = {work} per call → {rate}")
+
+
 def _resources(rec: KernelRecord) -> str:
     r = rec.resources
     if not r and rec.bench is None:
         return ""
     rows = [_bench_row(rec.bench)] if rec.bench is not None else []
+    if rec.bench is not None and rec.bench.flops is not None:
+        rows.append(_flops_row(rec.bench))
     if "registers" in r:
         rows += [("registers per thread", r["registers"]),
                  ("spills (stores / loads)", f'{r["spill_stores"]} B / {r["spill_loads"]} B'),
