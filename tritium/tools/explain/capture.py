@@ -215,6 +215,9 @@ def _show(stage: str, product, metadata, backend, options, record, span, clock) 
             record.resources["note"] = ("runs on the evaluator, not compiled: "
                                         + metadata["cpu_fallback"][1])
     elif stage == "obj":
+        if not product and metadata.get("cpu_fallback"):
+            record.resources["note"] = ("runs on the evaluator, not compiled: "
+                                        + metadata["cpu_fallback"][1])
         if product:
             from ...backends.cpu import native
             t0 = time.perf_counter()
