@@ -216,3 +216,28 @@ def test_do_bench_flops_on_the_page(tmp_path):
     assert "dot FLOP/s (do_bench)" in page and "1 tl.dot on f32 (tf32)" in page
     mflop = tiles * (_cdiv(90, 16) + _cdiv(40, 16)) / 1e6
     assert f"= {mflop:.4g} MFLOP per call" in page and "GFLOP/s" in page
+
+
+def test_flops_row_with_a_peak_and_unknown():
+    """The page's row: achieved TFLOP/s against the peak when there is one; the reason when
+    the FLOPs are not known."""
+    from tritium.tools.explain.bench import BenchResult
+    from tritium.tools.explain.render import _flops_row
+    h = np.zeros(4, np.float16)
+    module, scalars = _ttir(_causal, h, h, 5, 1, BM=16, BD=32)
+    b = BenchResult(ms=0.5, bytes_per_call=0, launches_per_call=2, kernels_in_call=1, calls=4,
+                    launches={((64,), scalars): 8})
+    b.flops = flops.count(module, "_causal", b.launches)
+    b.peak_tflops = 989.0
+    per_call = 8 * (sum(i + 1 for i in range(64)) * 2 * (2 * 16 * 16 * 32)
+                    + 64 * 2 * 16 * 32 * 32) / 4
+    assert b.flops_per_call == per_call
+    tflops = per_call / 0.5e-3 / 1e12
+    label, text = _flops_row(b)
+    assert label == "dot FLOP/s (do_bench)" and text.startswith("3 tl.dots on f16:")
+    assert f"{tflops:.4g} TFLOP/s of 989 TFLOP/s f16 peak ({100 * tflops / 989:.0f}%)" in text
+    module, scalars = _ttir(_triangle, h, h, 9, BM=16)
+    b.flops = flops.count(module, "_triangle", {((4,), scalars): 1})
+    assert b.tflops is None
+    assert "FLOPs not known at launch: a loop bound that depends on an enclosing loop's" \
+        in _flops_row(b)[1]
