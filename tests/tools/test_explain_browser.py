@@ -1,11 +1,14 @@
 """A generated page in a real browser (Debian's headless Chromium driven by Playwright):
 clicking a Python line lights up its TTGIR and PTX lines, clicking a PTX line lights up
 its Python line, tabs swap stages, and the layout map's tooltip names the thread and
-register the linear layout gives. Saves a screenshot (TRITIUM_EXPLAIN_SCREENSHOT=path
-keeps it)."""
+register the linear layout gives; on the CPU page, the same links with the host assembly.
+Saves screenshots (TRITIUM_EXPLAIN_SCREENSHOT / TRITIUM_EXPLAIN_CPU_SCREENSHOT=path keep
+them). Without Playwright or Chromium the tests skip, saying which is missing."""
 import os
+import platform
 import re
 import shutil
+import sys
 
 import pytest
 
@@ -107,6 +110,70 @@ def test_click_links_source_and_stages(page_path, tmp_path):
             # sizePerThread 1, 32 lanes, 4 warps over 1024: element e sits in thread e % 128,
             # register e // 128.
             assert re.search(r"element \[130\] → thread 2, register 1, lane 2, warp 0", tip), tip
+            assert errors == []
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def cpu_page_path(tmp_path_factory):
+    """The CPU page of the examples' matmul kernel (the compiled path: host assembly)."""
+    import tritium.knobs as knobs
+    if not knobs.cpu.compiled():
+        pytest.skip("the CPU's compiled path is off (TRITIUM_CPU_PATH / TRITON_INTERPRET)")
+    import numpy as np
+    sys.path.insert(0, os.path.join(ROOT, "examples"))
+    try:
+        from matmul import matmul_kernel
+    finally:
+        sys.path.pop(0)
+    a, b = np.ones((64, 48), np.float32), np.ones((48, 40), np.float32)
+    c = np.empty((64, 40), np.float32)
+    page = matmul_kernel.explain(a, b, c, 64, 40, 48, 48, 1, 40, 1, 40, 1, BLOCK_SIZE_M=32,
+                                 BLOCK_SIZE_N=32, BLOCK_SIZE_K=16, GROUP_SIZE_M=4, target="cpu")
+    assert "asm" in page.record.stages, page.record.stages.keys()
+    return page.save(str(tmp_path_factory.mktemp("cpu_browser") / "matmul_kernel.html"))
+
+
+def test_click_links_source_and_host_asm(cpu_page_path, tmp_path):
+    """The CPU page: clicking the tl.dot line lights up its TTIR and host-assembly lines
+    (the multiply-adds), clicking an instruction lights up its Python line."""
+    sync_playwright = _browser_or_skip()
+    with open(cpu_page_path) as f:
+        html_text = f.read()
+    dot_line = next(n for n, t in source_lines(html_text) if n and "tl.dot(" in t)
+    store_line = next(n for n, t in source_lines(html_text) if n and "tl.store(" in t)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1500, "height": 1000})
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto("file://" + cpu_page_path)
+            shown = page.eval_on_selector_all(".stage-pane pre", "els => els.map(e => e.dataset.stage)")
+            assert shown == ["ttir", "asm"]
+            page.click(f'pre.source .l[data-s="{dot_line}"]')
+            lit = page.eval_on_selector_all(
+                ".stage-pane .l.hl",
+                "els => els.map(e => [e.closest('pre').dataset.stage, e.dataset.s, e.textContent])")
+            assert {s for s, _, _ in lit} == {"ttir", "asm"}
+            assert all(s == str(dot_line) for _, s, _ in lit)
+            assert any("tt.dot" in t for st, _, t in lit if st == "ttir")
+            asm_lit = [t.split()[0] for st, _, t in lit if st == "asm"]
+            if platform.machine() in ("x86_64", "AMD64"):
+                assert any(m.startswith("vfmadd") or m.startswith("vmul") for m in asm_lit), asm_lit
+            shot = os.environ.get("TRITIUM_EXPLAIN_CPU_SCREENSHOT") or str(tmp_path / "cpu.png")
+            page.screenshot(path=shot)
+            assert os.path.getsize(shot) > 10_000
+            # Back: an instruction of the store lights up the store's Python line.
+            asm_store = page.locator(f'.stage-pane pre[data-stage="asm"] .l[data-s="{store_line}"]').first
+            asm_store.click()
+            src_lit = page.eval_on_selector_all("pre.source .l.hl", "els => els.map(e => e.dataset.s)")
+            assert src_lit == [str(store_line)]
+            assert page.locator(f'pre[data-stage="ttir"] .l.hl[data-s="{store_line}"]').count() > 0
+            # The LLIR tab (the IR the line table came from) carries the highlight too.
+            page.click('.stage-pane >> nth=0 >> button[data-stage="llir"]')
+            assert page.locator(f'pre[data-stage="llir"] .l.hl[data-s="{store_line}"]').count() > 0
             assert errors == []
         finally:
             browser.close()

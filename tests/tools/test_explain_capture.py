@@ -34,8 +34,8 @@ def test_pass_diffs_match_a_replay(rng):
     spec, _ = _spec(rng)
     rec = capture(_scale_rows, spec, {}, "cpu")
     from tritium.runtime import knobs
-    # The compiled CPU path adds its LLVM IR (its object code is not shown).
-    want_stages = ["ttir", "llir"] if knobs.cpu_path() == "native" else ["ttir"]
+    # The compiled CPU path adds its LLVM IR and its object code as host assembly.
+    want_stages = ["ttir", "llir", "asm"] if knobs.cpu_path() == "native" else ["ttir"]
     assert rec.error is None and list(rec.stages) == want_stages
     module, _ = ast_to_ttir(_scale_rows, spec, None)
     before = print_module(module)

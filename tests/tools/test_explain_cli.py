@@ -62,6 +62,12 @@ def test_cpu_target_records_every_specialisation(script, tmp_path):
     with open(os.path.join(out, "negate.html")) as f:
         page = f.read()
     assert 'data-stage="ttir"' in page and 'data-stage="ptx"' not in page
+    # Static and self-contained: nothing is fetched (no external script, style, font or
+    # image; the CSS and JS are inline), so the page opens from disk with no network.
+    for text in (page, index):
+        assert not re.search(r'<(script|link|img|iframe)\b[^>]*\b(src|href)=', text)
+        assert not re.search(r"https?://|@import|url\(", text)
+    assert "<script>" in page and "<style>" in page
 
 
 def test_kernel_filter_and_script_arguments(script, tmp_path):

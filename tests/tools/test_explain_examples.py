@@ -13,7 +13,8 @@ from tritium.backends.nvidia import toolchain
 
 pytestmark = pytest.mark.skipif(toolchain.find_ptxas() is None, reason="needs ptxas")
 
-STAGES = ["ttir", "ttgir", "llir", "ptx"]
+# SASS too where nvdisasm is found (its line table links SASS to the source).
+STAGES = ["ttir", "ttgir", "llir", "ptx"] + (["sass"] if toolchain.find_tool("nvdisasm") else [])
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +59,7 @@ def test_every_stage_present_and_mapped(pages, script):
         mapped = [line for line, _ in stages[s] if line]
         assert len(mapped) > 0.3 * len(stages[s]), f"{s}: few lines mapped"
     assert "Compilation stopped" not in page
+    assert not re.search(r"https?://|@import|url\(|\b(src|href)=\"/", page)   # self-contained
     wanted = _kernel_call_lines(script, page)
     for s in STAGES:
         have = {line for line, _ in stages[s] if line}
@@ -69,16 +71,22 @@ def test_every_stage_present_and_mapped(pages, script):
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=os.path.basename)
 def test_linked_lines_do_what_the_source_says(pages, script):
-    """A store line's PTX holds st.global, a load line's holds ld.global (or cp.async)."""
+    """A store line's PTX holds st.global, a load line's holds ld.global (or cp.async); in
+    SASS, STG and LDG (or LDGSTS)."""
     page = pages[os.path.basename(script)]
-    ptx = stage_lines(page)["ptx"]
+    stages = stage_lines(page)
     src = dict((n, t) for n, t in source_lines(page) if n)
-    for n, text in src.items():
-        body = " ".join(t for line, t in ptx if line == n)
-        if "tl.store(" in text:
-            assert "st.global" in body, (n, text)
-        if re.search(r"\btl\.load\(", text) and "tl.store(" not in text:
-            assert "ld.global" in body or "cp.async" in body, (n, text)
+    store_load = {"ptx": (("st.global",), ("ld.global", "cp.async")),
+                  "sass": ((" STG.",), (" LDG.", " LDGSTS."))}
+    for stage, (stores, loads) in store_load.items():
+        if stage not in STAGES:
+            continue
+        for n, text in src.items():
+            body = " ".join(t for line, t in stages[stage] if line == n)
+            if "tl.store(" in text:
+                assert any(s in body for s in stores), (stage, n, text)
+            if re.search(r"\btl\.load\(", text) and "tl.store(" not in text:
+                assert any(s in body for s in loads), (stage, n, text)
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=os.path.basename)

@@ -1,6 +1,6 @@
 """Source maps of each stage's text, on hand-written inputs."""
-from tritium.tools.explain.sourcemap import (SourceSpan, map_llir, map_mlir, map_plain, map_ptx,
-                                             map_sass)
+from tritium.tools.explain.sourcemap import (SourceSpan, map_host_asm, map_llir, map_mlir,
+                                             map_plain, map_ptx, map_sass)
 
 SPAN = SourceSpan("/src/k.py", 10, 14)
 
@@ -104,3 +104,51 @@ def test_sass_markers():
     assert len(m.lines) == 8 and not any("//##" in l for l in m.lines)
     assert m.src == [0, 0, 11, 0, 11, 0, 0, 0]
     assert map_plain("a\nb").src == [0, 0]
+
+
+def test_host_asm_loc_line_zero_and_dwarf_hidden():
+    text = "\n".join([
+        '\t.file\t"<string>"',
+        "\t.section\t.rodata.cst4,\"aM\",@progbits,4",
+        ".LCPI0_0:",
+        "\t.long\t16",
+        "\t.section\t.ltext,\"axl\",@progbits",
+        "\t.globl\tk",
+        "k:",
+        ".Lfunc_begin0:",
+        '\t.file\t1 "/src" "k.py"',
+        '\t.file\t2 "/lib/standard.py"',
+        "\t.loc\t1 10 0",
+        "\t.cfi_startproc",
+        "\tpushq\t%rbp",
+        "\t.loc\t1 11 4 prologue_end",
+        "\tmovl\t16(%rdi), %ecx",
+        "\t.loc\t1 0 0 is_stmt 0",
+        ".Ltmp0:",
+        ".LBB0_1:",
+        "\tincl\t%eax",
+        "\t.loc\t1 13 8 is_stmt 1",
+        "\tvaddps\t%zmm1, %zmm0, %zmm0",
+        "\t.loc\t2 3 1",
+        "\tvmaxps\t%zmm1, %zmm0, %zmm0",
+        "\t.loc\t1 14 1",
+        "\tretq",
+        ".Lfunc_end0:",
+        "\t.size\tk, .Lfunc_end0-k",
+        "\t.cfi_endproc",
+        "",
+        "\t.section\t.debug_abbrev,\"\",@progbits",
+        "\t.byte\t1",
+        "\t.section\t\".note.GNU-stack\",\"\",@progbits",
+        "\t.section\t.debug_line,\"\",@progbits",
+        ".Lline_table_start0:"])
+    m = map_host_asm(text, SPAN)
+    assert [l.strip() for l in m.lines] == [
+        '.file\t"<string>"', '.section\t.rodata.cst4,"aM",@progbits,4', ".LCPI0_0:",
+        ".long\t16", '.section\t.ltext,"axl",@progbits', ".globl\tk", "k:",
+        ".Lfunc_begin0:", "pushq\t%rbp", "movl\t16(%rdi), %ecx", ".LBB0_1:", "incl\t%eax",
+        "vaddps\t%zmm1, %zmm0, %zmm0", "vmaxps\t%zmm1, %zmm0, %zmm0", "retq",
+        ".Lfunc_end0:", ".size\tk, .Lfunc_end0-k", ""]
+    # line 0 is no line; file 2 is outside the kernel; directives and labels map nowhere
+    assert m.src == [0, 0, 0, 0, 0, 0, 0, 0, 10, 11, 0, 0, 13, 0, 14, 0, 0, 0]
+    assert m.note.startswith("16 ")  # 2 .file, 6 .loc, a label, 2 CFI, 5 DWARF/note lines

@@ -59,3 +59,94 @@ def test_line_info_off_by_default_and_on_when_asked():
     _, info_tagged = toolchain.make_cubin(ptx)
     _, info_plain = toolchain.make_cubin(llir_to_ptx(plain))
     assert info_tagged.registers == info_plain.registers
+
+
+# ------------------------------------------------------------------ the CPU's compiled path
+@triton.jit
+def _mm(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(A + rm[:, None] * K + (k * BK + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k * BK + rk)[None, :] < K), other=0.0)
+        b = tl.load(B + (k * BK + rk)[:, None] * N + rn[None, :],
+                    mask=((k * BK + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def _row_stats(X, Y, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(X + row * n + cols, mask=cols < n, other=-float("inf"))
+    m = tl.max(x, 0)
+    if m > 0:
+        e = tl.exp(x - m)
+        tl.store(Y + row * n + cols, e / tl.sum(e, 0), mask=cols < n)
+    else:
+        tl.store(Y + row * n + cols, tl.cumsum(tl.where(cols < n, x, 0.0), 0), mask=cols < n)
+
+
+def _cpu_ttir(fn, *args, **meta):
+    from tritium.frontend.compiler import make_ttir
+    from tritium.passes import make_ttir_pipeline
+    _, spec, _ = fn.bind(*args, **meta)
+    module, _ = make_ttir(fn, spec)
+    make_ttir_pipeline().run(module)
+    return module
+
+
+def _code_sections(obj: bytes) -> dict:
+    """The object's machine code and constant pools (everything LLVM emits that is not
+    debug info or relocations, whose symbol numbers the debug sections shift)."""
+    import llvmlite.binding as llvm
+    out = {}
+    for sec in llvm.ObjectFileRef.from_data(obj).sections():
+        name = sec.name() or b""
+        if name.startswith((b".debug", b".rela", b".symtab", b".strtab")) or not sec.size():
+            continue
+        out[name] = bytes(sec.data())
+    return out
+
+
+def _instructions(asm: str) -> list:
+    """Host assembly without the line table, call-frame directives, labels and DWARF."""
+    asm = re.split(r'\n\t\.section\t(?:\.debug|"\.note)', asm)[0]
+    return [l.strip() for l in asm.splitlines()
+            if l.strip() and not l.strip().startswith((".loc", ".file", ".cfi", ".Ltmp", ".Lfunc_begin"))]
+
+
+CPU_CASES = [
+    ("_axpy", _axpy, (np.zeros(16, np.float32), np.zeros(16, np.float32), 2.0, 16), {"BLOCK": 256}),
+    ("_mm", _mm, (np.zeros((4, 4), np.float32),) * 3 + (40, 24, 33), {"BM": 16, "BN": 8, "BK": 16}),
+    ("_row_stats", _row_stats, (np.zeros(8, np.float32), np.zeros(8, np.float32), 100),
+     {"BLOCK": 128}),
+]
+
+
+@pytest.mark.parametrize("name,fn,args,meta", CPU_CASES, ids=[c[0] for c in CPU_CASES])
+def test_cpu_line_info_changes_no_machine_code(name, fn, args, meta):
+    from tritium.backends.cpu.native import jit
+    from tritium.backends.cpu.native.module import lower_kernel
+    module = _cpu_ttir(fn, *args, **meta)
+    plain, kinds, _ = lower_kernel(module, name, jit.vector_bits())
+    assert "!dbg" not in plain and "DILocation" not in plain
+    tagged, kinds_tagged, _ = lower_kernel(module, name, jit.vector_bits(), line_info=True)
+    assert kinds_tagged == kinds
+    # Every line of the kernel that loads, stores or computes on tensors is in the line table.
+    first = fn.starting_line_number
+    calls = ("tl.load(", "tl.store(", "tl.dot(", "tl.max(", "tl.sum(", "tl.exp(", "tl.cumsum(")
+    body = {first + i for i, l in enumerate(fn.src.splitlines()) if any(c in l for c in calls)}
+    tagged_lines = {int(m) for m in re.findall(r"!DILocation\(line: (\d+)", tagged)}
+    assert body <= tagged_lines <= set(range(first, first + len(fn.src.splitlines())))
+    assert re.search(rf'define void @"{name}"\(.*\) #0 !dbg !\d+ \{{', tagged)
+    plain_eng, tagged_eng = jit.Engine(plain), jit.Engine(tagged)
+    assert b".debug_line" not in plain_eng.obj and b".debug_line" in tagged_eng.obj
+    code = _code_sections(plain_eng.obj)
+    assert any(code.values()) and _code_sections(tagged_eng.obj) == code
+    asm = jit.host_asm(tagged_eng.llir_opt)
+    assert re.search(r"^\s*\.loc\s+1\s+\d+", asm, re.M)
+    assert _instructions(asm) == _instructions(jit.host_asm(plain_eng.llir_opt))

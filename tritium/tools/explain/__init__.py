@@ -1,14 +1,16 @@
 """`tritium explain`: one page that shows a kernel through every stage of the compiler —
-Python source beside TTIR, TTGIR, LLIR, PTX (and SASS when cuobjdump is found) with every
-line linked to its source line, the pass pipeline with times and diffs, the layouts drawn
-from their linear maps, and the ptxas resource report.
+Python source beside TTIR, TTGIR, LLIR, PTX (and SASS when cuobjdump is found; on the CPU's
+compiled path, the host assembly) with every line linked to its source line, the pass
+pipeline with times and diffs, the layouts drawn from their linear maps, the ptxas resource
+report, and the GB/s and dot FLOP/s of kernels the script timed with `do_bench`.
 
     page = tritium.tools.explain(add_kernel, x, y, out, n, BLOCK_SIZE=1024, target="sm_90a")
     page.save("add.html")          # or show `page` in Jupyter
 
 Modules: record (run a script, note what it compiles), capture (compile stage by stage),
-sourcemap (IR/LLIR/PTX lines → Python lines), layout_map (layouts as drawable data),
-resources (ptxas report, occupancy), bench (GB/s under do_bench), render (HTML), cli (`tritium explain SCRIPT.py`).
+sourcemap (IR/LLIR/PTX/SASS/host-assembly lines → Python lines), layout_map (layouts as
+drawable data), resources (ptxas report, occupancy), bench (GB/s and FLOP/s under do_bench),
+flops (dot FLOPs of a launch), render (HTML), cli (`tritium explain SCRIPT.py`).
 """
 from __future__ import annotations
 

@@ -5,7 +5,9 @@ The stages are the backend's own, from its `add_stages` (codegen through the
 as the compiler driver runs them; a pass observer (`passes.manager.observing_passes`)
 sees each pass, so each pass's time and IR change are kept. Nothing is launched and no
 device is asked, so `sm_90a` works without a GPU. The LLIR is lowered with line info
-(`!dbg`), the only difference from a normal compile; ptxas gets `-lineinfo` either way.
+(`!dbg`), the only difference from a normal compile (it changes no machine code); ptxas gets
+`-lineinfo` either way. On the CPU's compiled path the object code is shown as host
+assembly, linked through the same line table.
 """
 from __future__ import annotations
 
@@ -67,12 +69,20 @@ def _gpu_target(target: str):
 
 def _explaining_backend(target: str):
     """A backend of its own for `target` (no device asked, whatever the machine has): the
-    backend's own stages, except that the NVIDIA LLIR carries line info (`!dbg`) and
-    the ptxas report is kept for the page."""
+    backend's own stages, except that the LLIR carries line info (`!dbg`) and the ptxas
+    report is kept for the page."""
     gpu_target = _gpu_target(target)
     if gpu_target.backend == "cpu":
         from ...backends.cpu.compiler import CPUBackend
-        return CPUBackend(gpu_target)
+
+        class ExplainCPUBackend(CPUBackend):
+            def add_stages(self, stages, options, *language):
+                super().add_stages(stages, options, *language)
+                if "llir" in stages:   # the compiled path
+                    from ...backends.cpu import native
+                    stages["llir"] = lambda src, md: native.make_llir(src, md, line_info=True)
+
+        return ExplainCPUBackend(gpu_target)
     from ...backends.nvidia.backend import CUDABackend
 
     class ExplainCUDABackend(CUDABackend):
@@ -141,13 +151,15 @@ def new_record(fn, specialization, target: str, options) -> KernelRecord:
 
 
 def capture(fn, specialization, meta: Optional[Dict[str, Any]] = None,
-            target: str = "cpu") -> KernelRecord:
+            target: str = "cpu", bench=None) -> KernelRecord:
     """Compile `fn` for one specialisation (the JIT's per-argument tuples) for `target`
     ('cpu' or an NVIDIA arch such as 'sm_90a') and record every stage. A failing stage
-    ends the record early with `error` set; the stages before it are kept."""
+    ends the record early with `error` set; the stages before it are kept. `bench`: the
+    kernel's `bench.BenchResult` from the script, whose dot FLOPs are counted on the TTIR."""
     backend = _explaining_backend(target)
     options = _parse_options(fn, backend, target, dict(meta or {}))
     record = new_record(fn, specialization, target, options)
+    record.bench = bench
     span = SourceSpan(fn.file_name, record.first_line, record.first_line + len(record.source) - 1)
     clock = _Clock(record)
     t_all = time.perf_counter()
@@ -191,11 +203,28 @@ def _show(stage: str, product, metadata, backend, options, record, span, clock) 
     from ...ir.printer import print_module
     if stage in ("ttir", "ttgir"):
         record.stages[stage] = sourcemap.map_mlir(print_module(product, debug_info=True), span)
+        if stage == "ttir" and record.bench is not None:
+            record.bench.count_flops(product, record.name)
         if stage == "ttgir":
             from .layout_map import collect_layouts
             record.layouts = collect_layouts(product, record.stages["ttgir"])
     elif stage == "llir":
-        record.stages["llir"] = sourcemap.map_llir(product, span)
+        if product:   # "": the CPU path could not lower it and the evaluator runs it
+            record.stages["llir"] = sourcemap.map_llir(product, span)
+        elif metadata.get("cpu_fallback"):
+            record.resources["note"] = ("runs on the evaluator, not compiled: "
+                                        + metadata["cpu_fallback"][1])
+    elif stage == "obj":
+        if not product and metadata.get("cpu_fallback"):
+            record.resources["note"] = ("runs on the evaluator, not compiled: "
+                                        + metadata["cpu_fallback"][1])
+        if product:
+            from ...backends.cpu import native
+            t0 = time.perf_counter()
+            asm = native.host_asm("", product)   # the engine that just made `product`
+            if asm:
+                record.stages["asm"] = sourcemap.map_host_asm(asm, span)
+                clock.stage("asm", t0)
     elif stage == "ptx":
         record.stages["ptx"] = sourcemap.map_ptx(product, span)
         record.resources = {"shared_dynamic": metadata.get("shared", 0),

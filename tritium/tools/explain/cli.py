@@ -43,7 +43,11 @@ def run(script: str, kernel: Optional[str] = None, output: Optional[str] = None,
     gpu = default_target() != "cpu"
     offline = target != "cpu" and not gpu
     t0 = time.perf_counter()
-    rec = run_script(script, list(script_args), kernel=kernel, force_cpu=(target == "cpu" or offline),
+    # `--target cpu` on a GPU machine and offline runs put every kernel on the CPU backend
+    # (TRITON_INTERPRET=1: its evaluator). Without a GPU the script runs as it would anyway:
+    # on the CPU's compiled path, so what do_bench times is the code the page shows.
+    force_cpu = (target == "cpu" and gpu) or offline
+    rec = run_script(script, list(script_args), kernel=kernel, force_cpu=force_cpu,
                      stop_at_first=offline)
     run_s = time.perf_counter() - t0
     if not rec.compiled:
@@ -58,8 +62,7 @@ def run(script: str, kernel: Optional[str] = None, output: Optional[str] = None,
     os.makedirs(out, exist_ok=True)
     entries, used = [], {}
     for c in wanted:
-        record = capture(c.fn, c.specialization, c.options, target)
-        record.bench = rec.bench_of(c)
+        record = capture(c.fn, c.specialization, c.options, target, bench=rec.bench_of(c))
         n = used.get(record.name, 0)
         used[record.name] = n + 1
         href = _page_name(record.name, n)
@@ -73,8 +76,12 @@ def run(script: str, kernel: Optional[str] = None, output: Optional[str] = None,
     if offline:
         notes.append(f"No GPU: the script was stopped at the first launch of "
                      f"{entries[0][1].name} and that specialisation compiled for {target}.")
+    elif force_cpu:
+        notes.append("Target cpu: the script ran on the CPU backend's evaluator "
+                     "(TRITON_INTERPRET=1, as this machine has a GPU).")
     elif target == "cpu":
-        notes.append("Target cpu: the script ran on the CPU backend, which executes TTIR.")
+        notes.append("Target cpu: the script ran on the CPU backend (compiled for this CPU, "
+                     "or on its evaluator where a kernel cannot be).")
     if rec.script_error:
         notes.append(rec.script_error)
     index = os.path.join(out, "index.html")

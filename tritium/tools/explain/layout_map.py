@@ -20,7 +20,7 @@ def _name(enc, aliases: Dict[object, str]) -> str:
 
 def collect_layouts(module, mapped_ttgir=None) -> List[dict]:
     from ...ir.printer import collect_encoding_aliases
-    from ...backends.nvidia.lowering.debug_info import outermost
+    from ...backends.line_info import outermost
     aliases = dict(collect_encoding_aliases(module))
     found: Dict[tuple, dict] = {}
     for op in module.walk():

@@ -11,7 +11,11 @@ from typing import Dict, List, Sequence
 
 from .capture import KernelRecord
 
-STAGE_TITLES = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLIR", "ptx": "PTX", "sass": "SASS"}
+STAGE_TITLES = {"ttir": "TTIR", "ttgir": "TTGIR", "llir": "LLIR", "ptx": "PTX", "sass": "SASS",
+                "asm": "host asm"}
+# The stage whose line counts the Python pane shows: the last one the target has before
+# its machine code (PTX), or the CPU's host assembly.
+_COUNTED = ("ptx", "asm", "llir", "ttgir", "ttir")
 _ASSETS = os.path.join(os.path.dirname(__file__), "assets")
 
 
@@ -75,7 +79,7 @@ def _source_html(rec: KernelRecord) -> str:
             if s:
                 counts.setdefault(s, {}).setdefault(stage, 0)
                 counts[s][stage] += 1
-    last = next((s for s in ("ptx", "llir", "ttgir", "ttir") if s in rec.stages), None)
+    last = next((s for s in _COUNTED if s in rec.stages), None)
     out = []
     for i, line in enumerate(rec.source):
         n = rec.first_line + i
@@ -97,7 +101,8 @@ def _code_panes(rec: KernelRecord) -> str:
         m = rec.stages[s]
         store.append(f'<pre class="stage-code" data-stage="{s}" data-note="{esc(m.note)}">'
                      f'{_lines_html(m)}</pre>')
-    defaults = ["ttgir", "ptx"] if "ptx" in stages else stages[:2]
+    defaults = ["ttgir", "ptx"] if "ptx" in stages else \
+        ["ttir", "asm"] if "asm" in stages else stages[:2]
     panes = []
     for i, d in enumerate(defaults[:2]):
         tabs = "".join(f'<button data-stage="{s}"{" class=on" if s == d else ""}>'
@@ -105,7 +110,7 @@ def _code_panes(rec: KernelRecord) -> str:
         panes.append(f'<section class="pane stage-pane" data-default="{d}">'
                      f'<div class="tabs">{tabs}<span class="note"></span></div>'
                      f'<div class="scroll"></div></section>')
-    last = next((s for s in ("ptx", "llir", "ttgir", "ttir") if s in rec.stages), "")
+    last = next((s for s in _COUNTED if s in rec.stages), "")
     return (f'<main class="code panes-{len(panes)}"><section class="pane src-pane"><div class="tabs"><span>Python'
             f'</span><span class="note">(count: {STAGE_TITLES.get(last, "")} lines per Python '
             f'line)</span></div><div class="scroll"><pre class="source">{_source_html(rec)}'
@@ -123,11 +128,32 @@ def _bench_row(b) -> tuple:
             f"{b.bytes_per_call / 1e6:.4g} MB of tensor arguments → {b.gbps:.4g} GB/s{peak}{shared}")
 
 
+def _flops_row(b) -> tuple:
+    f = b.flops
+    big = f.dots[0]
+    sites = (f"{len(f.dots)} tl.dot" + ("s" if len(f.dots) > 1 else "") +
+             f" on {big.dtype}" + (f" ({big.precision})" if big.precision else ""))
+    if not f.known:
+        return ("dot FLOP/s (do_bench)", f"{sites}; FLOPs not known at launch: {f.why}")
+    per_call = b.flops_per_call
+    work = f"{per_call / 1e9:.4g} GFLOP" if per_call >= 1e9 else f"{per_call / 1e6:.4g} MFLOP"
+    if b.peak_tflops:
+        rate = (f"{b.tflops:.4g} TFLOP/s of {b.peak_tflops:.0f} TFLOP/s {big.dtype} peak "
+                f"({100 * b.tflops / b.peak_tflops:.0f}%)")
+    else:
+        rate = f"{b.tflops * 1e3:.4g} GFLOP/s (no GPU peak on this device)"
+    return ("dot FLOP/s (do_bench)",
+            f"{sites}: 2·M·N·K per dot × loop trips × programs (whole tiles, masked edges "
+            f"included) = {work} per call → {rate}")
+
+
 def _resources(rec: KernelRecord) -> str:
     r = rec.resources
     if not r and rec.bench is None:
         return ""
     rows = [_bench_row(rec.bench)] if rec.bench is not None else []
+    if rec.bench is not None and rec.bench.flops is not None:
+        rows.append(_flops_row(rec.bench))
     if "registers" in r:
         rows += [("registers per thread", r["registers"]),
                  ("spills (stores / loads)", f'{r["spill_stores"]} B / {r["spill_loads"]} B'),

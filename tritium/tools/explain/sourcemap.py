@@ -3,8 +3,9 @@
 TTIR/TTGIR: printed with `loc(...)` (the printer's debug form); the location is cut off the
 displayed line. An op inlined from a callee (`tl.max` is a `@jit` function of
 `language/standard.py`) carries a callsite chain; the frame that lies inside the kernel's
-source is the one shown. LLIR: `!dbg !N` → `!N = !DILocation(line: ...)`. PTX: `.loc`
-directives, which hold for the instructions after them; they are hidden from the display.
+source is the one shown. LLIR: `!dbg !N` → `!N = !DILocation(line: ...)`. PTX and the
+host assembly of the CPU's compiled path: `.loc` directives, which hold for the instructions
+after them; they are hidden from the display. SASS: nvdisasm's line markers.
 """
 from __future__ import annotations
 
@@ -159,3 +160,44 @@ def map_sass(text: str, span: SourceSpan) -> Mapped:
         out.append(raw)
         src.append(cur if is_inst else 0)
     return Mapped(out, src, f"nvdisasm; {hidden} line markers hidden")
+
+
+_ASM_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"(?:\s+"((?:[^"\\]|\\.)*)")?')
+_ASM_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)")
+
+
+def map_host_asm(text: str, span: SourceSpan) -> Mapped:
+    """Host assembly (GNU syntax, as LLVM prints it) with `.loc`: each directive holds for the
+    instructions after it until the next one (line 0: code with no source line, such as a
+    loop's preheader LLVM made). Hidden: the line table (`.loc`, `.file`, `.Ltmp` labels),
+    call-frame directives and the DWARF sections LLVM appends."""
+    files = {}
+    for raw in text.splitlines():
+        m = _ASM_FILE.match(raw)
+        if m:
+            files[m.group(1)] = os.path.join(m.group(2), m.group(3)) if m.group(3) else m.group(2)
+    out, src, cur, hidden, in_debug = [], [], 0, 0, False
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if stripped.startswith(".section"):
+            in_debug = ".debug" in stripped or ".note.GNU-stack" in stripped
+        if in_debug:
+            hidden += 1
+            continue
+        m = _ASM_LOC.match(raw)
+        if m:
+            line = int(m.group(2))
+            cur = span.pick([(files.get(m.group(1), ""), line)]) if line else 0
+            hidden += 1
+            continue
+        if _ASM_FILE.match(raw) or stripped.startswith((".cfi_", ".Ltmp")):
+            hidden += 1
+            continue
+        if stripped.startswith(".Lfunc_end"):
+            cur = 0
+        # An instruction: indented, not a directive, not a label.
+        code = raw[:1].isspace() and stripped and not stripped.startswith((".", "#")) \
+            and not stripped.endswith(":")
+        out.append(raw)
+        src.append(cur if code else 0)
+    return Mapped(out, src, f"{hidden} line-table, call-frame and DWARF lines hidden")

@@ -57,14 +57,15 @@ def _fall_back(metadata, e: Exception) -> None:
                                 else str(e)]
 
 
-def make_llir(module, metadata) -> str:
+def make_llir(module, metadata, line_info: bool = False) -> str:
     """The "llir" stage: LLVM IR text of the kernel, or "" when it runs on the evaluator.
-    The launcher's argument kinds and the print sites go into the metadata."""
+    The launcher's argument kinds and the print sites go into the metadata. `line_info`:
+    a line table too (`!dbg`; the explain tool asks for it)."""
     from .jit import vector_bits
     from .module import lower_kernel
     name = metadata["name"]
     try:
-        llir, kinds, sites = lower_kernel(module, name, vector_bits())
+        llir, kinds, sites = lower_kernel(module, name, vector_bits(), line_info)
     except Exception as e:  # noqa: BLE001  (the evaluator can always run it)
         _fall_back(metadata, e)
         return ""
@@ -108,7 +109,11 @@ def load(obj: bytes, name: str, metadata) -> Optional[NativeKernel]:
     return NativeKernel(name, kinds, engine_for(obj), metadata.get("cpu_print_sites") or ())
 
 
-def host_asm(llir: str) -> str:
-    """The kernel's machine code as assembly text (`kernel.asm["asm"]`)."""
+def host_asm(llir: str, obj: bytes = b"") -> str:
+    """The kernel's machine code as assembly text (`kernel.asm["asm"]`). With the object code
+    `make_obj` just made from `llir`, its engine's optimised IR is printed (no second O3)."""
     from . import jit
+    eng = jit._BY_OBJ.get(obj) if obj else None
+    if eng is not None and eng.llir_opt:
+        return jit.host_asm(eng.llir_opt)
     return jit.host_asm(str(jit.optimize(llir))) if llir else ""

@@ -14,6 +14,7 @@ that read memory — when a side effect comes between the read and its use.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import struct
 from typing import Callable, Dict, List, Optional, Sequence
@@ -22,6 +23,7 @@ import numpy as np
 
 from ....ir import types as T
 from ....ir.core import Block, Operation, Value
+from ...line_info import LineInfo
 
 HANDLERS: Dict[str, Callable] = {}
 CHEAP = 4          # lazy values this cheap (ops per element) are recomputed, not stored
@@ -108,7 +110,7 @@ def const(t: T.Type, value) -> str:
 class TV:
     """A tensor value: lazy (`fn(cx, idx) -> operand`) and/or materialised (`buf`)."""
 
-    __slots__ = ("shape", "t", "fn", "buf", "deps", "impure", "cost", "pw", "fill")
+    __slots__ = ("shape", "t", "fn", "buf", "deps", "impure", "cost", "pw", "fill", "dbg")
 
     def __init__(self, shape, t: T.Type, fn=None, deps=(), impure=False, cost=1, buf=None,
                  pw=False):
@@ -118,6 +120,7 @@ class TV:
         self.buf = buf
         self.pw = pw            # reads every operand at its own index (no remapping)
         self.fill = None        # a custom way to materialise: fill(cx, dst_buffer)
+        self.dbg = None         # the line tag of the op that made it (Ctx.set)
         self.deps = [d for d in deps if isinstance(d, TV)]
         self.impure = impure or any(d.impure and d.buf is None for d in self.deps)
         self.cost = cost + sum(d.cost for d in self.deps if d.buf is None)
@@ -132,7 +135,12 @@ class TV:
         key = (id(self), tuple(idx))
         hit = cx.memo_get(key)
         if hit is None:
+            # Lazy values are emitted where they are used, but their instructions carry
+            # the line of the op that made them.
+            saved = cx.dbg
+            cx.dbg = self.dbg if self.dbg is not None else saved
             hit = self.fn(cx, list(idx))
+            cx.dbg = saved
             cx.memo_put(key, hit)
         return hit
 
@@ -143,7 +151,7 @@ def operand_at(cx: "Ctx", v, idx) -> str:
 
 # ------------------------------------------------------------------ the function context
 class Ctx:
-    def __init__(self, name: str, vector_bits: int = 512):
+    def __init__(self, name: str, vector_bits: int = 512, line_info: bool = False):
         self.name = name
         self.lines: List[str] = []
         self.allocas: List[str] = []
@@ -158,6 +166,10 @@ class Ctx:
         self.pid: List[str] = ["0", "0", "0"]
         self.nprog: List[str] = ["1", "1", "1"]
         self.meta: List[str] = []
+        self.md_ids = itertools.count()  # metadata numbers (loop hints, line table)
+        self.line_info = LineInfo(self.md_ids) if line_info else None
+        self.scope: Optional[int] = None  # the kernel's DISubprogram (line_info)
+        self.dbg = ""                   # `, !dbg !N` of the op being lowered
         self.nloops = 0
         self.frame_bytes = 0
         self.known_true: set = set()    # ids of mask TVs known to be all true here
@@ -174,11 +186,11 @@ class Ctx:
 
     def emit(self, text: str, stem: str = "v") -> str:
         r = self.fresh(stem)
-        self.lines.append(f"  {r} = {text}")
+        self.lines.append(f"  {r} = {text}{self.dbg}")
         return r
 
     def do(self, text: str) -> None:
-        self.lines.append(f"  {text}")
+        self.lines.append(f"  {text}{self.dbg}")
 
     def label(self, stem: str = "b") -> str:
         self.n += 1
@@ -197,21 +209,20 @@ class Ctx:
         vectoriser off a cost-model path that trips an internal assertion (an abort, in the
         assertion-enabled LLVM that llvmlite ships) on maxnum reductions. Other loops are
         left scalar."""
-        k = len(self.meta)
+        k = next(self.md_ids)
         if vectorize:
             # No full unrolling before the vectoriser sees the loop: a 32-trip masked loop
             # unrolled first becomes 32 scalar branches instead of 2 masked SIMD loads.
             w = max(4, self.vector_bits // 32)
-            extra = f", !{k + 3}" if interleave else ""
-            self.meta.append(f'!{k} = distinct !{{!{k}, !{k + 1}, !{k + 2}{extra}}}')
-            self.meta.append(f'!{k + 1} = !{{!"llvm.loop.vectorize.width", i32 {w}}}')
-            self.meta.append(f'!{k + 2} = !{{!"llvm.loop.unroll.disable"}}')
+            hints = [f'!{{!"llvm.loop.vectorize.width", i32 {w}}}',
+                     '!{!"llvm.loop.unroll.disable"}']
             if interleave:
-                self.meta.append(f'!{k + 3} = !{{!"llvm.loop.interleave.count", '
-                                 f'i32 {interleave}}}')
+                hints.append(f'!{{!"llvm.loop.interleave.count", i32 {interleave}}}')
         else:
-            self.meta.append(f'!{k} = distinct !{{!{k}, !{k + 1}}}')
-            self.meta.append(f'!{k + 1} = !{{!"llvm.loop.vectorize.enable", i1 false}}')
+            hints = ['!{!"llvm.loop.vectorize.enable", i1 false}']
+        ids = [next(self.md_ids) for _ in hints]
+        self.meta.append(f'!{k} = distinct !{{!{k}, {", ".join(f"!{i}" for i in ids)}}}')
+        self.meta += [f"!{i} = {h}" for i, h in zip(ids, hints)]
         return f"!llvm.loop !{k}"
 
     def declare(self, name: str, text: str) -> None:
@@ -247,6 +258,8 @@ class Ctx:
             raise Unsupported(f"value {v} used before it was lowered") from None
 
     def set(self, v: Value, x) -> None:
+        if isinstance(x, TV) and x.dbg is None:
+            x.dbg = self.dbg
         if isinstance(x, TV) and x.buf is None:
             self._decide(v, x)
         self.vals[v] = x
@@ -308,11 +321,15 @@ class Ctx:
         if tv.buf is not None and buf is None:
             return tv
         dst = buf or self.new_buf(tv)
+        saved = self.dbg
+        if tv.dbg is not None:  # the loop computing it belongs to the op that made it
+            self.dbg = tv.dbg
         if tv.fill is not None and tv.buf is None:
             tv.fill(self, dst)
         else:
             self.loops(tv.shape, lambda idx: self.store_buf(dst, tv.shape, tv.t, idx,
                                                             tv.at(self, idx)))
+        self.dbg = saved
         if buf is None:
             tv.buf = dst
         if tv in self.pending:
@@ -428,8 +445,13 @@ class Ctx:
         if h is None:
             raise Unsupported(f"no host lowering for '{op.name}'")
         prev, self.op = self.op, op
-        h(self, op)
-        self.op = prev
+        outer = self.dbg
+        if self.line_info is not None:
+            self.dbg = self.line_info.tag(op.loc, self.scope)
+        try:
+            h(self, op)
+        finally:
+            self.op, self.dbg = prev, outer
 
 
 TERMINATORS = {"scf.yield", "scf.condition", "tt.return", "tt.reduce.return",

@@ -37,8 +37,12 @@ def _symbol(name: str) -> str:
     return f'@"{name}"'
 
 
-def lower_kernel(module, name: str, vector_bits: int) -> Tuple[str, List[str], list]:
-    """LLVM IR text of kernel `name`, its argument kinds and its print sites."""
+def lower_kernel(module, name: str, vector_bits: int,
+                 line_info: bool = False) -> Tuple[str, List[str], list]:
+    """LLVM IR text of kernel `name`, its argument kinds and its print sites. `line_info`
+    tags each instruction with the kernel line of the op it came from (`!dbg`), which puts
+    a line table in the object code (the explain tool's host-assembly pane) and changes no
+    machine code."""
     func = next((op for op in module.regions[0].entry
                  if op.name == "tt.func" and op.attr("sym_name") == name), None)
     if func is None:
@@ -46,7 +50,9 @@ def lower_kernel(module, name: str, vector_bits: int) -> Tuple[str, List[str], l
     if any(o.name == "tt.call" for o in func.walk()):
         raise Unsupported("tt.call of a non-inlined function")
     kinds = arg_kinds(func)
-    cx = Ctx(name, vector_bits)
+    cx = Ctx(name, vector_bits, line_info)
+    if cx.line_info is not None:
+        cx.scope = cx.line_info.subprogram(name, func.loc)
     entry = func.regions[0].entry
     body: List[str] = []
     cx.lines = body
@@ -84,8 +90,10 @@ def lower_kernel(module, name: str, vector_bits: int) -> Tuple[str, List[str], l
     body[at] = f"  {lin} = phi i32 [ %first, %entry ], [ {nxt}, %{cx.block} ]"
     text = [*cx.globals, "",
             f"define void {_symbol(name)}(ptr noalias nocapture readonly %args, i32 %first, "
-            f"i32 %last) #0 {{",
+            f"i32 %last) #0{f' !dbg !{cx.scope}' if cx.scope is not None else ''} {{",
             "entry:", *cx.allocas, *body, "done:", "  ret void", "}", "",
             *cx.decls.values(), "", *cx.meta, "",
             'attributes #0 = { nounwind "frame-pointer"="none" }']
+    if cx.line_info is not None:
+        text.append(cx.line_info.text())
     return "\n".join(text) + "\n", kinds, cx.print_sites

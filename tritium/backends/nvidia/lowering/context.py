@@ -668,7 +668,7 @@ def _is_terminator(op: Operation) -> bool:
 # ------------------------------------------------------------------ module context
 class ModuleContext:
     def __init__(self, module: Operation, capability: int = 90, line_info: bool = False):
-        from .debug_info import LineInfo
+        from ...line_info import LineInfo
         self.module = module
         self.line_info = LineInfo() if line_info else None
         self.capability = capability

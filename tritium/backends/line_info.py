@@ -1,17 +1,21 @@
-"""Line tables for the LLVM IR we emit: `!dbg` on instructions, so LLVM writes `.loc` into
-the PTX and ptxas (`-lineinfo`) into the cubin.
+"""Line tables for the LLVM IR the backends emit: `!dbg` on instructions, so LLVM writes
+`.loc` into the PTX (and ptxas, with `-lineinfo`, into the cubin), or into the host assembly
+and the object file's DWARF line table on the CPU's compiled path.
 
-Opt-in (`make_llir(..., line_info=True)`): the interleaved `.loc` lines would change the
-PTX the FileCheck tests read, and only the explain tool needs them today. Each TTGIR op's
-location is reduced to its outermost frame (the line of the function being compiled that
-the op came from), so an op inlined from `tl.max` maps to the kernel line calling it.
+Opt-in (`make_llir(..., line_info=True)` on NVIDIA, `lower_kernel(..., line_info=True)` on
+the CPU): the interleaved `.loc` lines would change the PTX the FileCheck tests read, and
+only the explain tool needs them today. Line tables change no machine code (tests check it
+for both backends). Each op's location is reduced to its outermost frame (the line of the
+function being compiled that the op came from), so an op inlined from `tl.max` maps to the
+kernel line calling it.
 """
 from __future__ import annotations
 
+import itertools
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
-from ....ir.core import Location
+from ..ir.core import Location
 
 
 def outermost(loc) -> Optional[Location]:
@@ -25,17 +29,22 @@ def outermost(loc) -> Optional[Location]:
 
 class LineInfo:
     """The debug metadata of one LLVM module: one DIFile per source file, one DISubprogram
-    per function and one DILocation per (line, column, function)."""
+    per function and one DILocation per (line, column, function).
 
-    def __init__(self):
-        self._nodes: List[str] = []
+    `ids` hands out metadata numbers; a lowering that writes metadata of its own (the CPU
+    path's loop hints) passes the counter it numbers those from, so the two never clash."""
+
+    def __init__(self, ids: Optional[Iterator[int]] = None):
+        self._ids = ids if ids is not None else itertools.count()
+        self._nodes: List[Tuple[int, str]] = []
         self._files: Dict[str, int] = {}
         self._locs: Dict[Tuple[int, int, int], int] = {}
         self._cu = self._node("")  # filled in text(), once the first file is known
 
     def _node(self, text: str) -> int:
-        self._nodes.append(text)
-        return len(self._nodes) - 1
+        idx = next(self._ids)
+        self._nodes.append((idx, text))
+        return idx
 
     def _file(self, path: str) -> int:
         idx = self._files.get(path)
@@ -72,20 +81,19 @@ class LineInfo:
         return f", !dbg !{idx}"
 
     def text(self) -> str:
-        """The metadata and the module flags LLVM requires ('' when nothing was tagged).
-        The lowering emits no other metadata, so the ids start at !0."""
+        """The metadata and the module flags LLVM requires ('' when nothing was tagged)."""
         if not self._files:
             return ""
         first_file = next(iter(self._files.values()))
-        self._nodes[self._cu] = (
-            f"distinct !DICompileUnit(language: DW_LANG_C, file: !{first_file}, "
-            f'producer: "tritium", isOptimized: true, runtimeVersion: 0, '
-            f"emissionKind: LineTablesOnly)")
-        n = len(self._nodes)
-        out = [f"!llvm.dbg.cu = !{{!{self._cu}}}", f"!llvm.module.flags = !{{!{n}, !{n + 1}}}"]
-        out += [f"!{i} = {node}" for i, node in enumerate(self._nodes)]
-        out.append(f'!{n} = !{{i32 2, !"Debug Info Version", i32 3}}')
-        out.append(f'!{n + 1} = !{{i32 2, !"Dwarf Version", i32 4}}')
+        cu = (f"distinct !DICompileUnit(language: DW_LANG_C, file: !{first_file}, "
+              f'producer: "tritium", isOptimized: true, runtimeVersion: 0, '
+              f"emissionKind: LineTablesOnly)")
+        version, dwarf = next(self._ids), next(self._ids)
+        out = [f"!llvm.dbg.cu = !{{!{self._cu}}}",
+               f"!llvm.module.flags = !{{!{version}, !{dwarf}}}"]
+        out += [f"!{i} = {cu if i == self._cu else node}" for i, node in self._nodes]
+        out.append(f'!{version} = !{{i32 2, !"Debug Info Version", i32 3}}')
+        out.append(f'!{dwarf} = !{{i32 2, !"Dwarf Version", i32 4}}')
         return "\n".join(out) + "\n"
 
 
