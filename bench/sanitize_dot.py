@@ -1,5 +1,6 @@
-"""One launch of each dot path (wgmma synchronous and pipelined, FMA), checked against
-torch; run under compute-sanitizer (memcheck, racecheck, synccheck) by run_device.sh."""
+"""One launch of each dot path (wgmma synchronous and pipelined, FMA) and of each TMA path
+(descriptor copies, reductions, a TMA-pipelined matmul), checked against torch; run under
+compute-sanitizer (memcheck, racecheck, synccheck) by run_device.sh."""
 import os
 import sys
 
@@ -18,4 +19,16 @@ CASES = [  # dtype, acc, out, precision, BM, BN, BK, warps, trans_b, M, N, K, st
 for (dt, acc, out, prec, BM, BN, BK, w, tb, M, N, K, st) in CASES:
     d, ref = run_dot(dt, acc, out, prec, BM, BN, BK, w, tb, M, N, K, True, 1234, num_stages=st)
     check(d, ref, dt, prec, out)
+
+import torch  # noqa: E402
+from tests.blockptr import test_tma_gpu as T  # noqa: E402
+
+T.test_tma_copy_2d("float16", (32, 128), (100, 320))
+T.test_tma_copy_2d("float32", (8, 64), (7, 48))
+T.test_tma_out_of_bounds("nan", -5, -16)
+T.test_tma_reduce(False)
+for stages in (1, 3):
+    T.test_tma_matmul(200, 136, 72, True, stages, "float16")
+    T.test_tma_matmul(256, 256, 512, False, stages, "bfloat16")
+torch.cuda.synchronize()
 print("sanitize_dot: all cases correct")
