@@ -6,6 +6,7 @@
 // and wgmma groups after it.
 // CHECK: %[[RA:.*]] = "ttg.local_alloc"() {{.*}}-> !ttg.memdesc<3x128x64xf16, #{{.*}}, #smem, mutable>
 // CHECK: %[[RB:.*]] = "ttg.local_alloc"() {{.*}}-> !ttg.memdesc<3x64x128xf16, #{{.*}}, #smem, mutable>
+// CHECK-NEXT: "ttg.barrier"() : () -> ()
 // CHECK: "ttg.async_copy_global_to_local"
 // CHECK: "ttg.async_copy_global_to_local"
 // CHECK: "ttg.async_commit_group"
@@ -13,7 +14,7 @@
 // CHECK: "ttg.async_copy_global_to_local"
 // CHECK: "ttg.async_commit_group"
 // CHECK: scf.for {{.*}} -> (tensor<128x128xf32, #mma>, {{.*}}, i32, i32)
-// CHECK-NEXT: "ttg.async_wait"() {num = 1 : i32}
+// CHECK: "ttg.async_wait"() {num = 1 : i32}
 // CHECK-NEXT: %[[VA:.*]] = "ttg.memdesc_index"(%[[RA]], %[[EXT:.*]]) :
 // CHECK-NEXT: %[[VB:.*]] = "ttg.memdesc_index"(%[[RB]], %[[EXT]]) :
 // CHECK: %[[D:.*]] = "ttng.warp_group_dot"(%[[VA]], %[[VB]], %{{.*}}) {{.*}}isAsync = true

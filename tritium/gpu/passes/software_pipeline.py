@@ -5,10 +5,12 @@ For an `scf.for` whose body loads tiles that go, through `ttg.local_alloc`, only
 option): each such load becomes a `ttg.async_copy_global_to_local` (cp.async, zero-fill
 for masked elements) into a ring of shared-memory slots, issued D = S-1 iterations ahead:
 
-    prologue   copies for iterations 0..D-1 (each predicated on lb + s*step < ub), commit
-    loop i     async_wait(D-1)  -> the copies of iteration i have landed (+ barrier)
-               wgmma on slot i % NB (async: wgmma(i-1) is waited for after wgmma(i) issues)
-               barrier, copies for iteration i+D into slot (i+D) % NB, commit
+    prologue   copies for iterations 0..D-1 (each predicated on lb + s*step < ub), one
+               commit group per dot, in the order the dots come
+    loop i     per dot: async_wait(groups younger than its own) -> its tiles of iteration
+               i have landed (+ barrier); wgmma on slot i % NB (async: wgmma(i-1) is waited
+               for after wgmma(i) issues)
+               barrier, copies for iteration i+D into slot (i+D) % NB, commits
     after      async_wait(0), warp_group_dot_wait(0) on the accumulators
 
 A tile loaded through a kernel-parameter tensor descriptor (`tt.descriptor_load`, possibly
@@ -269,8 +271,14 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     b.set_insertion_point_before(loop)
     b.loc = loop.loc
     i32 = T.IntegerType(32)
+    # Copies are issued in the order the dots use them, one cp.async group per dot, so each
+    # dot waits only for its own tiles (attention's V keeps landing under Q K^T + softmax).
+    pos = {op: i for i, op in enumerate(body)}
+    cands = sorted(cands, key=lambda c: (pos[c.dot], c.dot.operand(0) is not c.alloc.results[0]))
     has_cp = any(not c.tma for c in cands)
     tmas = [c for c in cands if c.tma]
+    last_cp = {c.dot: c for c in cands if not c.tma}
+    cp_dots = list(last_cp)
 
     def c32(v):
         return b.constant(v, i32)
@@ -280,6 +288,10 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     # One ring of barriers per TMA tile, so each dot waits only for its own operand.
     bars = {c: b.create1("ttg.local_alloc", [], barrier_type(NB)) for c in tmas}
     one_bar = barrier_type(1)
+    # The rings reuse bytes an earlier op's scratch had (the allocator overlaps buffers
+    # whose lifetimes do not), and that op ends with its loads, not a barrier: no copy or
+    # barrier init may land before every warp is past them.
+    b.create("ttg.barrier", [], [])
     for c in tmas:
         for k in range(NB):
             b.create("ttng.init_barrier", [b.create1("ttg.memdesc_index", [bars[c], c32(k)],
@@ -309,8 +321,8 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
                                                   mask], shape_t)
             bld.create("ttg.async_copy_global_to_local", [ptr, view, mask], [],
                        {k: v for k, v in c.load.attributes.items() if k in ("cache", "evict")})
-        if has_cp:
-            bld.create("ttg.async_commit_group", [], [])
+            if c is last_cp.get(c.dot):
+                bld.create("ttg.async_commit_group", [], [])
 
     # prologue
     vals = {c: loop.operand(3 + c.index - 1) for c in carried}
@@ -348,9 +360,19 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     ib = Builder()
     ib.set_insertion_point_before(nbody.first)
     ib.loc = loop.loc
-    if has_cp:
-        ib.create("ttg.async_wait", [], [], {"num": D - 1})
+    G = len(cp_dots)
+    waited = set()
     for c, buf, (_, st, view_t) in zip(cands, bufs, types):
+        if not c.tma and c.dot not in waited:
+            # Groups younger than this dot's: later dots' of this iteration, and all of the
+            # D-1 iterations issued ahead.
+            waited.add(c.dot)
+            first = min((x.alloc for x in cands if x.dot is c.dot and not x.tma), key=pos.get)
+            wb = Builder()
+            wb.set_insertion_point_before(first)
+            wb.loc = first.loc
+            wb.create("ttg.async_wait", [], [],
+                      {"num": (G - 1 - cp_dots.index(c.dot)) + G * (D - 1)})
         if c.tma:
             # Wait where the tile was staged: later tiles keep landing under earlier dots.
             wb = Builder()
@@ -362,7 +384,10 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
             if view_t is not None:
                 view = wb.create1("ttg.memdesc_trans", [view], view_t, {"order": [1, 0]})
         else:
-            view = ib.create1("ttg.memdesc_index", [buf, ext], st)
+            vb = Builder()
+            vb.set_insertion_point_before(c.alloc)
+            vb.loc = c.alloc.loc
+            view = vb.create1("ttg.memdesc_index", [buf, ext], st)
         c.alloc.results[0].replace_all_uses_with(view)
     dots = [op for op in nbody if op.name == "ttng.warp_group_dot"]
     last = dots[-1]

@@ -3,7 +3,8 @@ become explicit TMA copies through a shared-memory buffer.
 
     %v = tt.descriptor_load %d[%i, %j]          %buf = ttg.local_alloc            (mutable, the
                                                 %bar = ttg.local_alloc             block's TMA
-                                         →      ttng.init_barrier %bar {count=1}   layout)
+                                         →      ttg.barrier                        layout)
+                                                ttng.init_barrier %bar {count=1}
                                                 ttng.fence_async_shared + ttg.barrier
                                                 ttng.barrier_expect %bar, %true {size}
                                                 ttng.async_tma_copy_global_to_local %d[%i, %j] %buf, %bar, %true
@@ -49,6 +50,8 @@ def _load(op: Operation) -> None:
     buf = b.create1("ttg.local_alloc", [], T.MemDescType(tb.dims, res.type.element_type,
                                                          tb.encoding, mutable=True))
     bar = b.create1("ttg.local_alloc", [], barrier_type())
+    # Earlier ops' scratch may share these bytes and ends with its reads (see the pipeliner).
+    b.create("ttg.barrier", [], [])
     b.create("ttng.init_barrier", [bar], [], {"count": i32_attr(1)})
     b.create("ttng.fence_async_shared", [], [], {"bCluster": False})
     b.create("ttg.barrier", [], [])

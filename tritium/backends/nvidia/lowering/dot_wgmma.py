@@ -28,6 +28,7 @@ from .context import REG, WARP, FunctionContext, LoweringError, lowers
 from .shared_mem import memdesc_layout
 
 _SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
+_ZEROS = ("0x0000000000000000", "0", "0.0", "zeroinitializer")
 
 
 def _k_major(enc, op_idx: int) -> bool:
@@ -76,6 +77,17 @@ class _Operand:
         return e.bin("or", "i64", lo64, str(self.hi - (1 << 64) if self.hi >> 63 else self.hi))
 
 
+class _Cached:
+    """A's fragments, made up front (see the fence in _warp_group_dot)."""
+    k_major = True
+
+    def __init__(self, frags):
+        self.frags = frags
+
+    def descriptor(self, coord):
+        return self.frags[coord]
+
+
 class _RegisterA:
     """A in registers (`#ttg.dot_op<{opIdx = 0, parent = #mma v3, kWidth = 2}>`): per
     (m, k) step the four b32 registers of the m64k16 fragment, each two 16-bit elements at
@@ -102,11 +114,12 @@ class _RegisterA:
 
 
 def _instruction(kind: str, acc_ty: str, n: int, k: int, ta: int, tb: int, nregs: int,
-                 a_regs: int = 0) -> str:
-    """The wgmma text; `a_regs` > 0 when A comes from that many b32 registers."""
+                 a_regs: int = 0, tied: bool = True) -> str:
+    """The wgmma text; `a_regs` > 0 when A comes from that many b32 registers. Untied, the
+    accumulator is only written (the caller passes scale-d 0: D = A*B)."""
     d = ", ".join(f"${i}" for i in range(nregs))
     # Operands number outputs first, then every input (the tied accumulators included).
-    base = 2 * nregs
+    base = 2 * nregs if tied else nregs
     if a_regs:
         a = "{" + ", ".join(f"${base + i}" for i in range(a_regs)) + "}"
         base += a_regs - 1
@@ -163,11 +176,17 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
         acc = pack_halves(ctx, acc)
         per //= 2
         lt, acc_ty = "i32", "f16"
-    text = _instruction(kind, acc_ty, instr_n, instr_k, int(not opa.k_major),
-                        int(not opb.k_major), per, 4 if a_in_regs else 0)
+    shape = (kind, acc_ty, instr_n, instr_k, int(not opa.k_major), int(not opb.k_major), per,
+             4 if a_in_regs else 0)
+    text = _instruction(*shape)
     a_cons = ["r"] * 4 if a_in_regs else ["l"]
-    cons = ",".join([f"={'f' if lt == 'float' else 'r'}"] * per + [str(i) for i in range(per)]
-                    + a_cons + ["l", "r"])
+    out_cons = [f"={'f' if lt == 'float' else 'r'}"] * per
+    cons = ",".join(out_cons + [str(i) for i in range(per)] + a_cons + ["l", "r"])
+    # A zero accumulator (a dot without `acc`, attention's Q K^T) is not read: scale-d 0 and
+    # no input registers. Passing zeros as tied inputs made ptxas copy them into registers
+    # a previous tile's wgmma still owned, and inject a wait (its C7517 note).
+    text0 = _instruction(*shape, tied=False)
+    cons0 = ",".join(out_cons + a_cons + ["l", "r"])
     ret = "{" + ", ".join([lt] * per) + "}"
     e = ctx.e
     K = a.type.dims[1]
@@ -178,20 +197,37 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
         # fp8: sum `limit` K elements in the tensor cores, then add that partial sum into
         # the fp32 accumulator (upstream's max_num_imprecise_acc).
         chunk = max(1, limit // instr_k)
-    e.asm("void", "wgmma.fence.sync.aligned;", "", [], side_effects=True)
+    tiles = []
     for j in range(len(acc) // per):
         first = j * per * (2 if half_acc else 1)  # the layout counts f16 sums one by one
-        m0, n0 = (ll.apply({REG: first})[d] for d in ("dim0", "dim1"))
+        tiles.append((j, *(ll.apply({REG: first})[d] for d in ("dim0", "dim1"))))
+    if a_in_regs:
+        # Every A fragment is made before the fence, which takes them as inputs: a register
+        # written between the fence and the wgmma reading it makes ptxas fence (and
+        # serialise) each wgmma on its own, as LLVM sinks the f32->f16 packing to its use.
+        frags = {(m0, k0): opa.descriptor((m0, k0)) for _, m0, _ in tiles for k0 in steps}
+        regs_in = [r for f in frags.values() for r in f]
+        e.asm("void", "wgmma.fence.sync.aligned;", ",".join(["r"] * len(regs_in)),
+              [("i32", r) for r in regs_in], side_effects=True)
+        opa = _Cached(frags)
+    else:
+        e.asm("void", "wgmma.fence.sync.aligned;", "", [], side_effects=True)
+    for j, m0, n0 in tiles:
         regs = acc[j * per:(j + 1) * per]
         partial = chunk < len(steps)
+        zero = all(r in _ZEROS for r in regs)
         for c0 in range(0, len(steps), chunk):
             cur = ["0x0000000000000000"] * per if partial else regs
             for i, k0 in enumerate(steps[c0:c0 + chunk]):
                 da = opa.descriptor((m0, k0))
                 db = opb.descriptor((k0, n0))
                 a_args = [("i32", x) for x in da] if a_in_regs else [("i64", da)]
-                scale_d = "0" if partial and i == 0 else "1"
-                args = [(lt, r) for r in cur] + a_args + [("i64", db), ("i32", scale_d)]
+                if i == 0 and (partial or zero and c0 == 0):
+                    args = a_args + [("i64", db), ("i32", "0")]
+                    res = e.asm(ret, text0, cons0, args, side_effects=True)
+                    cur = [e.extract(ret, res, t) for t in range(per)]
+                    continue
+                args = [(lt, r) for r in cur] + a_args + [("i64", db), ("i32", "1")]
                 res = e.asm(ret, text, cons, args, side_effects=True)
                 cur = [e.extract(ret, res, t) for t in range(per)]
             if partial:
