@@ -55,8 +55,9 @@ def run_row(k, cdiv, do_bench, M, N, K, cfg, dtype):
     return {"tflops": 2 * M * N * K / ms * 1e-9, "err": err, "cold_s": cold, "ms": ms}
 
 
-def run_tma_row(k, cdiv, do_bench, TD, M, N, K, cfg, dtype):
-    """tutorial 09's TMA matmul (host TensorDescriptors of each flavour's own class)."""
+def run_tma_row(k, cdiv, do_bench, TD, M, N, K, cfg, dtype, persistent=False):
+    """tutorial 09's TMA matmul (host TensorDescriptors of each flavour's own class), or its
+    persistent variant (one program per SM)."""
     BM, BN, BK, G, W, S = cfg
     torch.manual_seed(0)
     a = torch.randn((M, K), device="cuda").to(dtype)
@@ -65,10 +66,16 @@ def run_tma_row(k, cdiv, do_bench, TD, M, N, K, cfg, dtype):
     a_d, b_d, c_d = TD.from_tensor(a, [BM, BK]), TD.from_tensor(b, [BN, BK]), \
         TD.from_tensor(c, [BM, BN])
     grid = (cdiv(M, BM) * cdiv(N, BN),)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
 
     def run():
-        k.matmul_kernel_tma[grid](a_d, b_d, c_d, M, N, K, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN,
-                                  BLOCK_SIZE_K=BK, GROUP_SIZE_M=G, num_warps=W, num_stages=S)
+        if persistent:
+            k.matmul_kernel_tma_persistent[(min(sms, grid[0]),)](
+                a_d, b_d, c_d, M, N, K, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK,
+                GROUP_SIZE_M=G, NUM_SMS=sms, num_warps=W, num_stages=S)
+        else:
+            k.matmul_kernel_tma[grid](a_d, b_d, c_d, M, N, K, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN,
+                                      BLOCK_SIZE_K=BK, GROUP_SIZE_M=G, num_warps=W, num_stages=S)
     t0 = time.perf_counter()
     run()
     torch.cuda.synchronize()
@@ -81,13 +88,15 @@ def run_tma_row(k, cdiv, do_bench, TD, M, N, K, cfg, dtype):
 
 def tma_rows(flavors, descs, do_bench, sizes):
     rows = []
-    for n, cfg, dtype in [(s, c, torch.float16) for s in sizes for c in CONFIGS] + \
-            [(8192, FP8_CONFIG, torch.float8_e4m3fn)]:
+    cases = [(s, c, torch.float16, p) for p in (False, True) for s in sizes for c in CONFIGS]
+    for n, cfg, dtype, persistent in cases + [(8192, FP8_CONFIG, torch.float8_e4m3fn, False)]:
         tag = "tma fp16" if dtype == torch.float16 else "tma fp8e4m3"
+        tag += " persistent" if persistent else ""
         row = {"size": f"{tag} {n}^3", "cfg": (None,) + cfg}
         for name, (k, cdiv) in flavors.items():
             try:
-                row[name] = run_tma_row(k, cdiv, do_bench, descs[name], n, n, n, cfg, dtype)
+                row[name] = run_tma_row(k, cdiv, do_bench, descs[name], n, n, n, cfg, dtype,
+                                        persistent)
             except Exception as e:
                 row[name] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
         if dtype == torch.float16:
@@ -218,7 +227,7 @@ def main():
 
 
 def _print(rows):
-    print(f"\n{'fp16 TFLOP/s':<40}{'tritium':>10}{'upstream':>10}{'torch':>10}{'ratio':>8}"
+    print(f"\n{'fp16 TFLOP/s':<46}{'tritium':>10}{'upstream':>10}{'torch':>10}{'ratio':>8}"
           f"{'err':>10}{'cold s (tri/up)':>18}")
     for r in rows:
         t, u = r.get("tritium", {}), r.get("upstream", {})
@@ -229,10 +238,10 @@ def _print(rows):
         else:
             name = f"{r['size']}^3 {r['cfg'][0]}x{r['cfg'][1]}x{r['cfg'][2]} w{r['cfg'][4]} s{r['cfg'][5]}"
         if "error" in t:
-            print(f"{name:<40} tritium error: {t['error']}")
+            print(f"{name:<46} tritium error: {t['error']}")
             continue
         ratio = t["tflops"] / u["tflops"] if "tflops" in u else float("nan")
-        print(f"{name:<40}{t['tflops']:>10.1f}{u.get('tflops', float('nan')):>10.1f}"
+        print(f"{name:<46}{t['tflops']:>10.1f}{u.get('tflops', float('nan')):>10.1f}"
               f"{r['torch']['tflops']:>10.1f}{ratio:>8.3f}{t['err']:>10.1e}"
               f"{t['cold_s']:>9.2f}/{u.get('cold_s', float('nan')):.2f}")
 
