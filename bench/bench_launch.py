@@ -155,6 +155,7 @@ def main():
 
     if torch is not None:
         add(f"torch {torch.__version__}: x.add_(1)", lambda: x.add_(1))
+        _descriptor_rows(add, torch)
 
     print(f"device: {props['name']} ({arch}); kernel built by {how}")
     print(f"{args.batches} batches x {args.launches} launches; host microseconds per launch\n")
@@ -165,6 +166,44 @@ def main():
     if torch is not None:
         sync()
         print(f"\ncheck: x = {x.item()} (expect a number >= 1)")
+
+
+def _descriptor_rows(add, torch):
+    """kernel[grid](src, dst) with two host TensorDescriptors (a 64x64 fp16 TMA copy) through
+    each JIT: what descriptor arguments add to a launch (tritium encodes each CUtensorMap once
+    per tensor and copies its 128 bytes into the parameter buffer)."""
+    import tritium
+    import tritium.language as ttl
+    from tritium.tools.tensor_descriptor import TensorDescriptor as TD
+
+    @tritium.jit
+    def copy_tile(src, dst, B: ttl.constexpr):
+        dst.store([0, 0], src.load([0, 0]))
+    a = torch.randn(64, 64, device="cuda").half()
+    b = torch.empty_like(a)
+    da, db = TD.from_tensor(a, [64, 64]), TD.from_tensor(b, [64, 64])
+    copy_tile[(1,)](da, db, B=64)
+    add("tritium kernel[grid](desc, desc), TMA", lambda: copy_tile[(1,)](da, db, B=64))
+
+    @tritium.jit
+    def store_one_t(p):
+        ttl.store(p, 1.0)
+    store_one_t[(1,)](b)
+    add("tritium kernel[grid](x)", lambda: store_one_t[(1,)](b))
+    try:
+        import triton
+        import triton.language as tl
+        from triton.tools.tensor_descriptor import TensorDescriptor as UTD
+
+        @triton.jit
+        def copy_tile_u(src, dst, B: tl.constexpr):
+            dst.store([0, 0], src.load([0, 0]))
+        ua, ub = UTD.from_tensor(a, [64, 64]), UTD.from_tensor(b, [64, 64])
+        copy_tile_u[(1,)](ua, ub, B=64)
+        add(f"upstream triton {triton.__version__}: kernel[grid](desc, desc)",
+            lambda: copy_tile_u[(1,)](ua, ub, B=64))
+    except Exception as e:
+        add("upstream descriptors", lambda: (_ for _ in ()).throw(e))
 
 
 if __name__ == "__main__":

@@ -36,11 +36,11 @@ def make_ttir_pipeline(rewrite_tensor_pointer: bool = False, tma: bool = False,
                        **manager_options) -> PassManager:
     """The TTIR optimisation pipeline; other keyword arguments go to PassManager
     (verify_each, dump, timing, reproducer). `tma` keeps the kernel's descriptor parameters
-    TMA can move (see rewrite_tensor_descriptor.py)."""
+    TMA can move (the NVIDIA backend's triton-nvidia-keep-tma-descriptors, registered by
+    tritium.gpu.passes, marks them; see rewrite_tensor_descriptor.py)."""
     text = TTIR_PIPELINE_LOWERED if rewrite_tensor_pointer else TTIR_PIPELINE
     if rewrite_tensor_pointer and tma:
-        text = text.replace("rewrite-tensor-descriptor-to-pointer",
-                            "rewrite-tensor-descriptor-to-pointer{keep-tma-params=true}")
+        text = text.replace("inline,", "inline,triton-nvidia-keep-tma-descriptors,", 1)
     return PassManager(text, **manager_options)
 
 

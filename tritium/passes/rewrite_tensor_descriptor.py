@@ -16,11 +16,11 @@ after it (the layout `backends/nvidia/tensordesc_abi.py` documents for the launc
 
 Every dim is bounds-checked, as TMA does.
 
-With `keep-tma-params` (the NVIDIA backend on sm_90+), a kernel parameter whose every use
-is a `descriptor_load`/`descriptor_store`/`descriptor_reduce` TMA can do (`tma_usable`) is
-left alone: it reaches TTGIR as a `!tt.tensordesc` and is lowered to TMA copies there. A
-parameter that is rewritten gets the argument attribute `tt.pointer_descriptor` on its base
-pointer, so the compiled kernel can tell the launcher which descriptors travel how.
+A kernel parameter marked `tt.tma` (by the NVIDIA backend's keep-tma-descriptors pass on
+sm_90: every use is a load, store or reduction TMA can do) is left alone: it reaches TTGIR
+as a `!tt.tensordesc` and becomes TMA copies there. A parameter that is rewritten gets the
+argument attribute `tt.pointer_descriptor` on its base pointer, so the compiled kernel can
+tell the launcher which descriptors travel how.
 """
 from __future__ import annotations
 
@@ -43,55 +43,25 @@ def descriptor_component_types(t: T.TensorDescType) -> List[T.Type]:
     return [T.PointerType(t.block.element), T.i1] + [T.i32] * r + [T.i64] * r
 
 
-# descriptor_reduce kinds TMA's cp.reduce.async.bulk.tensor does for these element types
-_TMA_REDUCE = {"add": ("f16", "bf16", "f32", "i32"), "and": ("i32", "i64"),
-               "or": ("i32", "i64"), "xor": ("i32", "i64")}
-_TMA_OPS = ("tt.descriptor_load", "tt.descriptor_store", "tt.descriptor_reduce")
-
-
-def tma_usable(arg: Value, info) -> bool:
-    """A kernel's descriptor parameter that every use can move with TMA. The innermost
-    coordinate must be provably 16-byte aligned (AxisInfo `info`): the H100 raises an
-    illegal instruction for a box that starts elsewhere."""
-    from ..gpu.tma import tma_block
-    tb = tma_block(arg.type.block)
-    if tb is None:
-        return False
-    for u in arg.uses:
-        op = u.owner
-        if op.name not in _TMA_OPS or u.index != 0:
-            return False
-        inner = op.operands[(1 if op.name == "tt.descriptor_load" else 2) + len(tb.dims) - 1]
-        if info.get(inner).divisibility[0] * tb.elem_bits % 128:
-            return False
-        if op.name == "tt.descriptor_reduce":
-            kind = _REDUCE[op.attr("kind")]
-            if str(op.operand(1).type.element) not in _TMA_REDUCE.get(kind, ()):
-                return False
-    return True
-
-
 class _Descriptors(ValueExpander):
     pass_name = "rewrite-tensor-descriptor-to-pointer"
 
-    def __init__(self, keep_tma_params: bool = False):
+    def __init__(self):
         super().__init__()
-        self.keep_tma_params = keep_tma_params
         self.kept: set = set()
 
     def run(self, module: Operation) -> None:
-        if self.keep_tma_params:
-            for func in module.regions[0].entry:
-                if func.name == "tt.func" and func.regions[0].blocks and \
-                        (func.attr("sym_visibility") or "public") != "private":
-                    from ..gpu.axis_info import AxisInfoAnalysis
-                    info = AxisInfoAnalysis(func)
-                    self.kept |= {a for a in func.regions[0].entry.args
-                                  if isinstance(a.type, T.TensorDescType) and tma_usable(a, info)}
+        for func in module.regions[0].entry:
+            if func.name == "tt.func" and func.regions[0].blocks:
+                attrs = list(func.attr("arg_attrs") or [])
+                self.kept |= {a for a, d in zip(func.regions[0].entry.args, attrs)
+                              if isinstance(a.type, T.TensorDescType) and
+                              isinstance(d, DictAttr) and d.get("tt.tma")}
         super().run(module)
 
     def run_op(self, op: Operation) -> None:
-        if op.name in _TMA_OPS and op.operand(0) in self.kept:
+        if op.name in ("tt.descriptor_load", "tt.descriptor_store", "tt.descriptor_reduce") \
+                and op.operand(0) in self.kept:
             return
         super().run_op(op)
 
@@ -261,8 +231,8 @@ class _Descriptors(ValueExpander):
         self.dead.append(op)
 
 
-def rewrite_tensor_descriptors(module: Operation, keep_tma_params: bool = False) -> None:
-    _Descriptors(keep_tma_params).run(module)
+def rewrite_tensor_descriptors(module: Operation) -> None:
+    _Descriptors().run(module)
 
 
 @register_pass
@@ -270,11 +240,9 @@ class RewriteTensorDescriptorToPointer(Pass):
     name = "rewrite-tensor-descriptor-to-pointer"
     aliases = ("triton-rewrite-tensor-descriptor-to-pointer",)
     description = "lower tensor descriptors to pointer tensors + masks (no TMA)"
-    options = {"keep-tma-params": (bool, False, "leave kernel parameters TMA can move")}
-
     def run(self, module: Operation) -> None:
-        rewrite_tensor_descriptors(module, self.keep_tma_params)
+        rewrite_tensor_descriptors(module)
 
 
-__all__ = ["RewriteTensorDescriptorToPointer", "rewrite_tensor_descriptors", "tma_usable",
+__all__ = ["RewriteTensorDescriptorToPointer", "rewrite_tensor_descriptors",
            "descriptor_component_types"]

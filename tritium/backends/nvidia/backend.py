@@ -114,6 +114,7 @@ class CUDABackend(BaseBackend):
     # -- the stages (each takes the previous stage's product) -----------------------------
     def make_ttir(self, module, metadata, options):
         from ...passes import make_ttir_pipeline
+        from ...gpu import passes as _gpu_passes  # noqa: F401  (registers keep-tma-descriptors)
         make_ttir_pipeline(rewrite_tensor_pointer=True, tma=self.capability >= 90).run(module)
         return module
 

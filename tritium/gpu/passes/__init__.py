@@ -9,6 +9,7 @@ Importing this package registers them with the pass manager:
     tritongpu-accelerate-matmul (accelerate-matmul)   wgmma or FMA layouts for tt.dot
     tritongpu-pipeline (pipeline)                     cp.async / TMA multi-buffering, async wgmma
     triton-nvidia-tma-lowering (tma-lowering)         other descriptor loads/stores as TMA copies
+    triton-nvidia-keep-tma-descriptors (TTIR)         marks kernel descriptors TMA can move
     allocate-shared-memory                            allocation.offset / ttg.shared
 
 and a `ttg.convert_layout` fold hook for canonicalize (identity, convert of convert,
@@ -26,6 +27,7 @@ from .f32_dot_tc import F32DotTC, f32_dot_tc
 from .legality import LayoutLegalityError, check_ttgir_legality
 from .software_pipeline import SoftwarePipeline, pipeline_loops
 from .tma_lowering import TmaLowering, lower_tma
+from .keep_tma_descriptors import KeepTmaDescriptors, mark_tma_descriptors
 from .remove_layout_conversions import (RemoveLayoutConversions, count_converts,
                                         remove_layout_conversions)
 
@@ -47,4 +49,5 @@ def _fold_convert(op, consts):
 __all__ = ["AccelerateMatmul", "accelerate_matmul", "ConvertToTTGIR", "Coalesce", "RemoveLayoutConversions", "AllocateSharedMemory",
            "convert_to_ttgir", "coalesce", "remove_layout_conversions",
            "allocate_shared_memory", "check_ttgir_legality", "LayoutLegalityError",
-           "count_converts", "F32DotTC", "f32_dot_tc", "TmaLowering", "lower_tma"]
+           "count_converts", "F32DotTC", "f32_dot_tc", "TmaLowering", "lower_tma",
+           "KeepTmaDescriptors", "mark_tma_descriptors"]
