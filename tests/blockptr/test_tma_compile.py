@@ -111,3 +111,25 @@ def test_store_metadata_and_launch_check():
         enc(Desc([100, 100], [104, 1]))
     load_enc = make_encoder("fp16", metas[0], "src", 0, lambda b, n, i: 4096, fake)
     load_enc(Desc([100, 100], [104, 1]))   # loads clip exactly: any width is fine
+
+
+def test_wide_block_moves_as_boxes_side_by_side():
+    """16x256 fp16 rows are 512 bytes: four 128-byte-swizzled boxes of 64 columns, each
+    loaded and stored by thread 0 at 64-column steps and 2048-byte steps in shared memory."""
+    import re
+    out = compile_sm90(*CASES["copy_fp16_wide"])
+    meta = out["info"]["tensordesc_meta"][0]
+    assert meta["box"] == [16, 64] and meta["swizzle"] == 128
+    ptx = out["ptx"]
+    loads = re.findall(r"@%p\d+ cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile"
+                       r"\.mbarrier::complete_tx::bytes", ptx)
+    stores = re.findall(r"@%p\d+ cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.tile"
+                        r"\.bulk_group", ptx)
+    assert len(loads) == 4 and len(stores) == 4
+    inner = re.findall(r"complete_tx::bytes \[%r\d+\], \[%rd\d+, \{(%r\d+), (%r\d+)\}\]", ptx)
+    assert len({c for c, _ in inner}) == 4 and len({r for _, r in inner}) == 1, inner
+    for off in (2048, 4096, 6144):
+        assert str(off) in ptx, f"no box at shared offset +{off}"
+    # one expect_tx for the whole block, every arrive/copy by thread 0 only
+    assert re.search(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], 8192;", ptx)
+    assert re.search(r"setp\.eq\.(s|b|u)32\s+%p\d+, %r\d+, 0;", ptx)
