@@ -202,7 +202,7 @@ class JITFunction(KernelInterface):
                              f"{not p.do_not_specialize}, "
                              f"{not (p.do_not_specialize or p.do_not_specialize_on_alignment)})")
         names = ", ".join(p.name for p in self.params)
-        args_t = f"({names},)"
+        args_t = f"({names},)" if names else "()"
         spec_t = f"({', '.join(specs)}{',' if specs else ''})"
         signature = ", ".join(params + ["**options"])
         launch_name = self.__name__ if self.__name__ not in _BINDER_NAMES else "launch_kernel"
