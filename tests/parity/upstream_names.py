@@ -23,6 +23,7 @@ NAMES = {
         rsqrt slice sigmoid sin softmax sort split sqrt sqrt_rn static_assert static_print
         static_range store sum swizzle2d target_info tensor topk trans tuple uint16 uint32
         uint64 uint8 uint_to_uniform_float umulhi view void where xor_sum zeros zeros_like
+        squeeze unsqueeze
     """.split(),
     "triton.language.target_info": ["current_target", "is_cuda", "cuda_capability_geq", "is_hip"],
     "triton.language.extra.cuda": ["libdevice", "globaltimer", "num_threads", "num_warps", "smid",
