@@ -109,7 +109,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         self.return_mode = None  # set by control flow when returns become scf.yield
         self.builtin_namespace = {
             "len": len, "list": list, "range": range, "float": float, "int": int,
-            "isinstance": isinstance, "getattr": getattr, "bool": bool, "tuple": tuple,
+            "isinstance": isinstance, "getattr": getattr, "hasattr": hasattr, "bool": bool, "tuple": tuple,
             "enumerate": enumerate, "zip": zip, "abs": abs,
             "print": language.device_print, "min": "min", "max": "max",
         }
@@ -180,8 +180,9 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         except Exception as e:
             if knobs.front_end_debugging():
                 raise
+            # (chained as upstream: tools read the original error from `__cause__`)
             raise CompilationError(self.jit_fn.src, self.cur_node or node,
-                                   format_exception_message(e)) from None
+                                   format_exception_message(e)) from e
         finally:
             self.cur_node, self.builder.loc = last_node, last_loc
 
@@ -519,8 +520,8 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         lhs, rhs = self.visit(node.left), self.visit(node.comparators[0])
         op = type(node.ops[0])
         if op in (ast.Is, ast.IsNot):
-            if isinstance(lhs, tensor) or isinstance(rhs, tensor):
-                raise self._unsupported(node, "`is` comparisons only work on constexprs")
+            # Identity of the Python objects, at compile time (as upstream): a tensor is
+            # never None.
             res = _unwrap_if_constexpr(lhs) is _unwrap_if_constexpr(rhs)
             return constexpr(res if op is ast.Is else not res)
         if op in (ast.In, ast.NotIn):

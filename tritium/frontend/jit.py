@@ -37,7 +37,8 @@ HIP_OPTIONS = {"waves_per_eu", "matrix_instr_nonkdim", "kpack", "allow_flush_den
 
 # Names the generated binder module uses itself; a kernel so named gets another name there.
 _BINDER_NAMES = {"bind", "_H", "_slow", "_jit", "_fast", "_cpu", "_active", "_check",
-                 "args", "spec", "backend", "kernel", "options"}
+                 "args", "spec", "backend", "kernel", "options", "_type", "_tuple",
+                 "_pipeline_hook"}
 
 
 class KernelParam:
@@ -199,7 +200,7 @@ class JITFunction(KernelInterface):
                 specs.append(f'("constexpr", {p.name})')
             else:
                 # The handler for the argument's type, called directly: one dict lookup.
-                specs.append(f"(_H.get(type({p.name})) or _slow)({p.name}, {p.is_const}, "
+                specs.append(f"(_H.get(_type({p.name})) or _slow)({p.name}, {p.is_const}, "
                              f"{not p.do_not_specialize}, "
                              f"{not (p.do_not_specialize or p.do_not_specialize_on_alignment)})")
         names = ", ".join(p.name for p in self.params)
@@ -221,13 +222,15 @@ class JITFunction(KernelInterface):
                f"    kernel = _fast.get((spec, backend.device_key()))\n"
                f"    if kernel is None or kernel.used_global_vals:\n"
                f"        return _jit._run_bound(args, spec, options, _grid)\n"
-               f"    kernel._jit_run(_check(_grid if type(_grid) is tuple else "
+               f"    kernel._jit_run(_check(_grid if _type(_grid) is _tuple else "
                f"_jit._grid_of(_grid, args, options)), args)\n"
                f"    return kernel\n")
         from .specialize import _HANDLERS, _specialize_slow
         scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self,
                  "_fast": self._fast_cache, "_cpu": cpu_backend, "_active": active_backend,
-                 "_check": check_grid, "_pipeline_hook": pipeline_hook_maybe_set, **defaults}
+                 "_check": check_grid, "_pipeline_hook": pipeline_hook_maybe_set,
+                 # builtins under private names: a parameter may be called `type`
+                 "_type": type, "_tuple": tuple, **defaults}
         exec(compile(src, f"<binder of {self.__name__}>", "exec"), scope)
         self._launch_fn = scope[launch_name]
         return scope["bind"]
