@@ -25,22 +25,28 @@ def _size(size):
     return tuple(size) if isinstance(size, (tuple, list, torch.Size)) else (size,)
 
 
-class MXFP4Tensor:
-    """E2M1 data: `MXFP4Tensor(data=float32 tensor)` converts, `MXFP4Tensor(size=..,
-    device=..).random()` draws every code uniformly; `.data` holds the uint8 codes."""
+class _Codes:
+    """uint8 codes of a format: built from float data (converted) or only a size (then
+    `random()` fills them)."""
 
     def __init__(self, data=None, size=None, device=None):
         self.device = device
         if data is not None:
             if not isinstance(data, torch.Tensor):
-                raise TypeError("MXFP4Tensor: data must be a torch tensor of float values")
+                raise TypeError(f"{type(self).__name__}: data must be a torch tensor of "
+                                "float values")
             self.device = data.device
             self.data = self._from_float(data)
             self.size = tuple(data.shape)
         elif size is not None:
             self.size = _size(size)
         else:
-            raise ValueError("MXFP4Tensor needs data or size")
+            raise ValueError(f"{type(self).__name__} needs data or size")
+
+
+class MXFP4Tensor(_Codes):
+    """E2M1 data: `MXFP4Tensor(data=float32 tensor)` converts, `MXFP4Tensor(size=..,
+    device=..).random()` draws every code uniformly; `.data` holds the uint8 codes."""
 
     def random(self):
         """Every one of the 16 codes with equal probability (both zeros included)."""
@@ -92,22 +98,9 @@ class MXFP4Tensor:
         return data.narrow(dim, 0, original_shape[dim]).to(torch.uint8)
 
 
-class MXScaleTensor:
+class MXScaleTensor(_Codes):
     """E8M0 scales: `MXScaleTensor(data=float32 tensor)` converts, `MXScaleTensor(size=..,
     device=..).random(low, high)` draws codes; `.data` holds the uint8 codes."""
-
-    def __init__(self, data=None, size=None, device=None):
-        self.device = device
-        if data is not None:
-            if not isinstance(data, torch.Tensor):
-                raise TypeError("MXScaleTensor: data must be a torch tensor of float values")
-            self.device = data.device
-            self.data = self._from_float(data)
-            self.size = tuple(data.shape)
-        elif size is not None:
-            self.size = _size(size)
-        else:
-            raise ValueError("MXScaleTensor needs data or size")
 
     def random(self, low=None, high=None):
         """Codes uniformly from those of the powers of two in [low, high] (default: every
