@@ -202,3 +202,33 @@ def test_tuple_kernel_assembles_for_sm90a(tmp_path, monkeypatch):
     entry = ptx[ptx.index(".entry _scale_all"):].split(")")[0]
     assert entry.count(".param .u64") == 4 and entry.count(".param .f32") == 2
     assert k.asm["cubin"][:4] == b"\x7fELF"
+
+
+@jit
+def _desc_copy(descs, BM: tl.constexpr, BN: tl.constexpr):
+    src, dst = descs
+    pid = tl.program_id(0)
+    dst.store([pid * BM, 0], src.load([pid * BM, 0]) * 2)
+
+
+def test_tuple_of_tensor_descriptors(rng, cpu_path):
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    torch = pytest.importorskip("torch", reason="TensorDescriptor wraps torch tensors")
+    x = torch.from_numpy(rng.standard_normal((40, 16)).astype(np.float32))
+    y = torch.zeros_like(x)
+    descs = (TensorDescriptor.from_tensor(x, [16, 16]), TensorDescriptor.from_tensor(y, [16, 16]))
+    _desc_copy[(3,)](descs, BM=16, BN=16)
+    torch.testing.assert_close(y, x * 2)          # ragged last block: 40 = 2 * 16 + 8
+
+
+@pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
+def test_descriptors_in_a_tuple_use_tma_on_sm90a(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    sig = {"descs": ("tensordesc<fp32[16, 16]>", "tensordesc<fp32[16, 16]>")}
+    k = compile(ASTSource(_desc_copy, sig, constexprs={"BM": 16, "BN": 16}),
+                target=GPUTarget("cuda", 90, 32))
+    assert "cp.async.bulk.tensor" in k.asm["ptx"] and k.asm["cubin"][:4] == b"\x7fELF"
+    tma = launcher._tma_args(sig, k.metadata["tensordesc_meta"])
+    assert sorted(tma) == [(0, 0), (0, 1)] and tma[(0, 1)]["stores"]
+    src = launcher.generate_source(sig, tma=tma)
+    assert "_tm_a0t0(_0[0])" in src and "_tm_a0t1(_0[1])" in src
