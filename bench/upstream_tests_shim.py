@@ -40,12 +40,16 @@ def _keep_exec_sources() -> None:
     real_exec = builtins.exec
     counter = itertools.count()
 
-    def exec_with_source(source, *args, **kwargs):
+    def exec_with_source(source, globals=None, locals=None, **kwargs):
+        if globals is None:  # exec's own default: the caller's namespaces, not ours
+            caller = sys._getframe(1)
+            globals = caller.f_globals
+            locals = caller.f_locals if locals is None else locals
         if isinstance(source, str):
             name = f"<exec-{next(counter)}>"
             linecache.cache[name] = (len(source), None, source.splitlines(True), name)
             source = compile(source, name, "exec")
-        return real_exec(source, *args, **kwargs)
+        return real_exec(source, globals, locals, **kwargs)
 
     builtins.exec = exec_with_source
 

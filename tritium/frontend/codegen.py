@@ -467,6 +467,8 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         lhs = self.visit(node.value)
         if isinstance(lhs, tensor) and node.attr == "T":
             return language.trans(lhs, _semantic=self.semantic)
+        if isinstance(lhs, constexpr) and node.attr in ("value", "type"):
+            return getattr(lhs, node.attr)  # the constexpr's own (as upstream)
         value = getattr(_unwrap_if_constexpr(lhs) if not isinstance(lhs, tensor) else lhs, node.attr)
         return value
 

@@ -68,7 +68,12 @@ class constexpr(base_value):
 
     def __init__(self, value):
         self.value = value.value if isinstance(value, constexpr) else value
-        self.type = constexpr
+
+    @property
+    def type(self):
+        """Upstream's `constexpr_type(value)` (`isinstance(x.type, tl.constexpr_type)`)."""
+        from .builtins import constexpr_type
+        return constexpr_type(self.value)
 
     def __repr__(self) -> str:
         return f"constexpr[{self.value}]"
