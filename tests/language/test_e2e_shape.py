@@ -113,6 +113,24 @@ def test_topk(rng):
 
 
 @triton.jit
+def topk_rows_kernel(x_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                     DESC: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(o_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :],
+             tl.topk(x, K, descending=DESC))
+
+
+@pytest.mark.parametrize("desc", [True, False])
+@pytest.mark.parametrize("m,n,k", [(1, 64, 8), (8, 64, 8), (4, 16, 16)])
+def test_topk_both_directions(rng, desc, m, n, k):
+    x = (rng.standard_normal((m, n)) * 100).astype(np.float32)
+    out = np.zeros((m, k), np.float32)
+    topk_rows_kernel[(1,)](x, out, M=m, N=n, K=k, DESC=desc)
+    want = np.sort(x, 1)[:, ::-1][:, :k] if desc else np.sort(x, 1)[:, :k]
+    np.testing.assert_array_equal(out, want)
+
+
+@triton.jit
 def item_kernel(x_ptr, o_ptr):
     v = tl.load(x_ptr + tl.arange(0, 1))
     tl.store(o_ptr, v.item() + 1)
