@@ -176,7 +176,16 @@ class _Ptr:
         return self.p
 
 
-def test_nvidia_launcher_packs_tuple_leaves():
+@pytest.fixture
+def private_device_pointers():
+    """The launcher caches device addresses process-wide: leave no entries for others."""
+    before = dict(launcher._device_ptrs)
+    yield
+    launcher._device_ptrs.clear()
+    launcher._device_ptrs.update(before)
+
+
+def test_nvidia_launcher_packs_tuple_leaves(private_device_pointers):
     calls = []
     sig = {"x": "*fp32", "t": ("i32", ("constexpr", "*fp16"), ()), "n": "i64"}
     launch = launcher.make_launcher(sig, launch_fn=lambda *a: calls.append(a) or 0,
