@@ -126,3 +126,27 @@ def test_if_on_a_block_is_still_an_error():
 
     with pytest.raises(triton.CompilationError, match="ambiguous"):
         bad[(1,)](np.zeros(1, np.int32))
+
+
+def test_pre_run_hook_sees_the_arguments_before_each_launch(rng):
+    @triton.jit
+    def add_two(a_ptr, n: tl.constexpr):
+        offs = tl.arange(0, n)
+        tl.store(a_ptr + offs, tl.load(a_ptr + offs) + 2)
+
+    seen = []
+
+    def hook(*args, **kwargs):
+        seen.append(args[1])
+        args[0][:] = 0
+
+    add_two.add_pre_run_hook(hook)
+    a = rng.integers(-50, 50, 8).astype(np.int32)
+    add_two[(1,)](a, 8)
+    np.testing.assert_array_equal(a, np.full(8, 2))
+    a = rng.integers(-50, 50, 8).astype(np.int32)
+    add_two.run(a, 8, grid=(1,), warmup=False)
+    np.testing.assert_array_equal(a, np.full(8, 2))
+    assert seen == [8, 8]
+    with pytest.raises(TypeError, match="not callable"):
+        add_two.add_pre_run_hook(3)

@@ -235,6 +235,13 @@ class JITFunction(KernelInterface):
         self._launch_fn = scope[launch_name]
         return scope["bind"]
 
+    def add_pre_run_hook(self, hook: Callable) -> None:
+        """Call `hook(*args, **kwargs)` with a launch's arguments before each launch (as
+        upstream; launches with hooks leave the binder's fast path)."""
+        if not callable(hook):
+            raise TypeError(f"add_pre_run_hook: {hook!r} is not callable")
+        self.pre_run_hooks.append(hook)
+
     def bind(self, *args, **kwargs):
         if self._binder is None:
             self._binder = self._make_binder()
