@@ -251,6 +251,9 @@ class env_nvidia_tool(env_base[NvidiaTool]):
 # Launches test `hooks_maybe_set[0]` (one load) to stay on their fast path; it turns True
 # once any launch hook is added or assigned and then the full check runs.
 hooks_maybe_set = [False]
+# Turns True (for good) once `runtime.add_stages_inspection_hook` is assigned: from then on
+# launches leave the JIT's fast path, which cannot see the hook's pipeline hash.
+pipeline_hook_maybe_set = [False]
 
 
 class HookChain:
@@ -413,6 +416,8 @@ class runtime_knobs(base_knobs):
         super().__setattr__(name, value)
         if name.startswith("launch_"):  # e.g. a plain function assigned, as before 3.4
             hooks_maybe_set[0] = launch_hooks_set() or _hook_set(value)
+        if name == "add_stages_inspection_hook" and value is not None:
+            pipeline_hook_maybe_set[0] = True
 
 
 class language_knobs(base_knobs):

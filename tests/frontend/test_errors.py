@@ -301,7 +301,7 @@ CASES = [
     (k_lambda, (X,), {}, 2, "unsupported AST node type: Lambda"),
     (k_try, (X,), {}, 2, "unsupported AST node type: Try"),
     (k_with, (X,), {}, 2, "unsupported AST node type: With"),
-    (k_listcomp, (X,), {}, 2, "unsupported AST node type: ListComp"),
+    (k_listcomp, (X,), {}, 2, "only tuple comprehensions are supported"),
     (k_global_stmt, (X,), {}, 2, "unsupported AST node type: Global"),
     (k_if_type_mismatch, (X, 5), {}, 3, "initial value for `v` is of type int32"),
     (k_branch_defs_mismatch, (X, 5), {}, 2, "Mismatched type for w between then block"),

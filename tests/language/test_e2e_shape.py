@@ -113,6 +113,24 @@ def test_topk(rng):
 
 
 @triton.jit
+def topk_rows_kernel(x_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                     DESC: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    tl.store(o_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :],
+             tl.topk(x, K, descending=DESC))
+
+
+@pytest.mark.parametrize("desc", [True, False])
+@pytest.mark.parametrize("m,n,k", [(1, 64, 8), (8, 64, 8), (4, 16, 16)])
+def test_topk_both_directions(rng, desc, m, n, k):
+    x = (rng.standard_normal((m, n)) * 100).astype(np.float32)
+    out = np.zeros((m, k), np.float32)
+    topk_rows_kernel[(1,)](x, out, M=m, N=n, K=k, DESC=desc)
+    want = np.sort(x, 1)[:, ::-1][:, :k] if desc else np.sort(x, 1)[:, :k]
+    np.testing.assert_array_equal(out, want)
+
+
+@triton.jit
 def item_kernel(x_ptr, o_ptr):
     v = tl.load(x_ptr + tl.arange(0, 1))
     tl.store(o_ptr, v.item() + 1)
@@ -142,3 +160,30 @@ def test_swizzle2d():
         for j in range(4):
             ref.flat[want[i, j]] = i * 4 + j
     np.testing.assert_array_equal(out, ref)
+
+
+@triton.jit
+def squeeze_kernel(x_ptr, o_ptr, DIM: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    u = tl.unsqueeze(x, DIM)                    # [1, M, N], [M, 1, N] or [M, N, 1]
+    r = tl.sum(u, DIM) if DIM != 2 else tl.squeeze(u, 2) * 1
+    back = tl.squeeze(tl.unsqueeze(r, -1), -1)  # negative dims, as upstream
+    tl.store(o_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], back)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("dt", [np.float32, np.int32])
+def test_squeeze_unsqueeze(rng, dim, dt):
+    x = random_array(rng, dt, (4, 8))
+    out = np.zeros((4, 8), dt)
+    squeeze_kernel[(1,)](x, out, DIM=dim, M=4, N=8)
+    np.testing.assert_array_equal(out, x)
+
+
+def test_squeeze_rejects_a_dimension_not_of_size_one():
+    @triton.jit
+    def bad(o_ptr):
+        tl.store(o_ptr + tl.arange(0, 4), tl.squeeze(tl.arange(0, 4), 0))
+
+    with pytest.raises(triton.CompilationError, match="has size 4, not 1"):
+        bad[(1,)](np.zeros(4, np.int32))

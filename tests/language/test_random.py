@@ -125,6 +125,28 @@ def test_rand4x_and_randn4x():
 
 
 @triton.jit
+def randint4x_i64_kernel(out, base, seed, BLOCK: tl.constexpr):
+    offs = base + tl.arange(0, BLOCK).to(tl.int64)
+    a, b, c, d = tl.randint4x(seed, offs)
+    i = tl.arange(0, BLOCK) * 4
+    tl.store(out + i, a)
+    tl.store(out + i + 1, b)
+    tl.store(out + i + 2, c)
+    tl.store(out + i + 3, d)
+
+
+@pytest.mark.parametrize("base", [0, 2 ** 32 - 3, 0x1234_5678_9ABC])
+def test_randint4x_64bit_offsets_use_32bit_philox(base):
+    """As upstream 3.4+: a 64-bit offset's low and high words are counter words 0 and 1."""
+    seed = 0xCAFE_F00D_1234
+    out = np.zeros(16 * 4, np.uint32)
+    randint4x_i64_kernel[(1,)](out, base, seed, BLOCK=16)
+    want = [philox_ref(((base + i) & M32, (base + i) >> 32, 0, 0), (seed & M32, seed >> 32))
+            for i in range(16)]
+    np.testing.assert_array_equal(out.reshape(16, 4), np.array(want, np.uint64).astype(np.uint32))
+
+
+@triton.jit
 def philox64_kernel(out, seed, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK).to(tl.uint64)
     a, b, c, d = tl.philox(seed, offs, offs * 0, offs * 0, offs * 0)

@@ -23,6 +23,7 @@ NAMES = {
         rsqrt slice sigmoid sin softmax sort split sqrt sqrt_rn static_assert static_print
         static_range store sum swizzle2d target_info tensor topk trans tuple uint16 uint32
         uint64 uint8 uint_to_uniform_float umulhi view void where xor_sum zeros zeros_like
+        squeeze unsqueeze
     """.split(),
     "triton.language.target_info": ["current_target", "is_cuda", "cuda_capability_geq", "is_hip"],
     "triton.language.extra.cuda": ["libdevice", "globaltimer", "num_threads", "num_warps", "smid",
@@ -60,6 +61,11 @@ NAMES = {
     "triton.backends": ["backends"],
     "triton.backends.compiler": ["GPUTarget", "BaseBackend", "Language"],
     "triton.backends.driver": ["DriverBase", "GPUDriver"],
+    "triton.tools.mxfp": ["MXFP4Tensor", "MXScaleTensor"],
+    "triton.profiler": ["start", "activate", "deactivate", "finalize", "scope", "enter_scope",
+                        "exit_scope", "profile", "cpu_timed_scope"],
+    "triton.profiler.viewer": ["parse", "print_tree"],
+    "triton.profiler.language": ["enter_scope", "exit_scope"],
     "triton.tools.compile": [],
     "triton.tools.link": [],
     "triton.tools.disasm": [],

@@ -98,3 +98,13 @@ def check_num_warps(options: dict) -> None:
     nw = options.get("num_warps", 4)
     if not isinstance(nw, int) or isinstance(nw, bool) or nw <= 0 or nw & (nw - 1):
         raise ValueError(f"num_warps must be a power of 2, got {nw!r}")
+
+
+def inspect_stages(backend, stages: dict, options, language, capability=None) -> None:
+    """Upstream's `knobs.runtime.add_stages_inspection_hook`: once a backend has filled its
+    stages, the hook may read or replace them (a custom pass pipeline). Each backend's
+    `add_stages` ends with this call, as upstream's do."""
+    import tritium.knobs as knobs
+    hook = knobs.runtime.add_stages_inspection_hook
+    if hook is not None:
+        hook(backend, stages, options, language, capability)

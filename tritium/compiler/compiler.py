@@ -238,7 +238,13 @@ def _from_text(stage: str, text):
 
 def _backend_hash(backend) -> str:
     h = getattr(backend, "hash", None)
-    return h() if callable(h) else ""
+    text = h() if callable(h) else ""
+    # A custom pipeline (knobs.runtime.add_stages_inspection_hook) makes other binaries
+    # from the same TTIR: its hash is part of the disk cache key, as of the JIT's.
+    hook = knobs.runtime.add_stages_inspection_hook
+    if hook is not None:
+        text += f"-custom_pipeline-{hook()[1]}"
+    return text
 
 
 def _keep_for_repro(kernel: str, stage: str, text) -> Optional[str]:

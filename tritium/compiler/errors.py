@@ -11,8 +11,10 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ..errors import TritonError
 
-class CompilationError(Exception):
+
+class CompilationError(TritonError):
     """An error in a kernel's source: points at the line and column with a caret."""
 
     source_line_count_max_in_message = 12

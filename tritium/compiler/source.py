@@ -21,12 +21,44 @@ def _index_key(fn, k, what: str):
                            f"(parameters: {', '.join(fn.arg_names)})")
         return fn.arg_names.index(k)
     if isinstance(k, tuple):
-        if len(k) != 1:
-            raise ValueError(f"{what}: nested (tuple) arguments are not supported, got key {k}")
+        if len(k) > 1:  # a path into a tuple argument: (argument, element, ...)
+            return (_index_key(fn, k[0], what),) + tuple(int(j) for j in k[1:])
         k = k[0]
     if not isinstance(k, int) or not 0 <= k < len(fn.arg_names):
         raise KeyError(f"{what}: no parameter at index {k!r} of {fn.__name__}")
     return k
+
+
+def _path(k):
+    return k if isinstance(k, tuple) else (k,)
+
+
+def _spec_paths(spec, path, constants, attrs):
+    """Upstream's path-keyed constexprs and attributes of one (type, key) specialisation
+    (nested for a tuple argument)."""
+    ty, key = spec
+    if isinstance(ty, tuple):
+        for j, (t, k) in enumerate(zip(ty, key)):
+            _spec_paths((t, k), path + (j,), constants, attrs)
+    elif ty == "constexpr":
+        constants[path] = key
+    elif key == "D":
+        attrs[path] = [["tt.divisibility", 16]]
+
+
+def _nested_spec(ty, path, constants, attrs):
+    """(type, key) of the argument at `path` from a signature and path-keyed constexprs
+    and attributes (the inverse of `_spec_paths`)."""
+    if path in constants or ty == "constexpr":
+        return ("constexpr", constants.get(path))
+    if isinstance(ty, tuple):
+        parts = [_nested_spec(t, path + (j,), constants, attrs) for j, t in enumerate(ty)]
+        make = type(ty) if hasattr(ty, "_fields") else tuple
+        args = [p[0] for p in parts], [p[1] for p in parts]
+        return (make(*args[0]), make(*args[1])) if make is not tuple else \
+            (tuple(args[0]), tuple(args[1]))
+    divisible = any(list(a)[:2] == ["tt.divisibility", 16] for a in attrs.get(path, ()))
+    return (str(ty), "D" if divisible else "")
 
 
 class ASTSource:
@@ -47,10 +79,11 @@ class ASTSource:
             signature = dict(zip(fn.arg_names, signature))
         self.signature: Dict[str, str] = {}
         for k, ty in dict(signature).items():
-            self.signature[fn.arg_names[_index_key(fn, k, "signature")]] = str(ty)
-        self.constants = {(_index_key(fn, k, "constexprs"),): v
+            self.signature[fn.arg_names[_index_key(fn, k, "signature")]] = \
+                ty if isinstance(ty, tuple) else str(ty)
+        self.constants = {_path(_index_key(fn, k, "constexprs")): v
                           for k, v in (constexprs or {}).items()}
-        self.attrs = {(_index_key(fn, k, "attrs"),): v for k, v in (attrs or {}).items()}
+        self.attrs = {_path(_index_key(fn, k, "attrs")): v for k, v in (attrs or {}).items()}
         missing = [n for i, n in enumerate(fn.arg_names)
                    if n not in self.signature and (i,) not in self.constants]
         if missing:
@@ -64,25 +97,17 @@ class ASTSource:
         self = cls.__new__(cls)
         self.fn, self.name, self.language = fn, fn.__name__, Language.TRITON
         self.signature = {n: ty for n, (ty, _) in zip(fn.arg_names, specialization)}
-        self.constants = {(i,): key for i, (ty, key) in enumerate(specialization)
-                          if ty == "constexpr"}
-        self.attrs = {(i,): [["tt.divisibility", 16]] for i, (ty, key) in
-                      enumerate(specialization) if key == "D"}
+        self.constants, self.attrs = {}, {}
+        for i, spec in enumerate(specialization):
+            _spec_paths(spec, (i,), self.constants, self.attrs)
         self._spec = tuple(specialization)
         return self
 
     def specialization(self) -> tuple:
         if self._spec is None:
-            spec = []
-            for i, name in enumerate(self.fn.arg_names):
-                ty = self.signature.get(name, "constexpr")
-                if ty == "constexpr" or (i,) in self.constants:
-                    spec.append(("constexpr", self.constants.get((i,))))
-                    continue
-                divisible = any(list(a)[:2] == ["tt.divisibility", 16]
-                                for a in self.attrs.get((i,), ()))
-                spec.append((ty, "D" if divisible else ""))
-            self._spec = tuple(spec)
+            self._spec = tuple(
+                _nested_spec(self.signature.get(name, "constexpr"), (i,), self.constants,
+                             self.attrs) for i, name in enumerate(self.fn.arg_names))
         return self._spec
 
     def hash(self) -> str:

@@ -56,7 +56,7 @@ def unflatten_values(handles, templates) -> list:
 
     def rebuild(t):
         if isinstance(t, language.tuple):
-            return language.tuple([rebuild(x) for x in t.values])
+            return t._with_values([rebuild(x) for x in t.values])
         if isinstance(t, tensor):
             return tensor(next(it), t.type)
         if isinstance(t, tensor_descriptor_base):
@@ -109,7 +109,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         self.return_mode = None  # set by control flow when returns become scf.yield
         self.builtin_namespace = {
             "len": len, "list": list, "range": range, "float": float, "int": int,
-            "isinstance": isinstance, "getattr": getattr, "bool": bool, "tuple": tuple,
+            "isinstance": isinstance, "getattr": getattr, "hasattr": hasattr, "bool": bool, "tuple": tuple,
             "enumerate": enumerate, "zip": zip, "abs": abs,
             "print": language.device_print, "min": "min", "max": "max",
         }
@@ -180,8 +180,9 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         except Exception as e:
             if knobs.front_end_debugging():
                 raise
+            # (chained as upstream: tools read the original error from `__cause__`)
             raise CompilationError(self.jit_fn.src, self.cur_node or node,
-                                   format_exception_message(e)) from None
+                                   format_exception_message(e)) from e
         finally:
             self.cur_node, self.builder.loc = last_node, last_loc
 
@@ -202,20 +203,39 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         arg_names = [a.arg for a in node.args.args]
         self._bind_defaults(node)
         param_types, param_attrs, params = [], [], []
+
+        def add_param(where, ty):
+            """Parameters of one runtime argument (or tuple element at path `where`)."""
+            d = tuple((k, i32_attr(v) if isinstance(v, int) and not isinstance(v, bool) else v)
+                      for k, v in self.attrs.get(where, []))
+            if isinstance(ty, tensor_descriptor_base_type):  # 1 + 2 * rank parameters
+                param_types.extend(ty.ir_types())
+                param_attrs.extend([DictAttr(d)] + [DictAttr(())] * (len(ty.ir_types()) - 1))
+            else:
+                param_types.append(ty.to_ir())
+                param_attrs.append(DictAttr(d))
+
+        def walk_tuple(path, ty):
+            """A tuple argument's runtime leaves become parameters, depth first (as every
+            launcher flattens them: backends/params.py)."""
+            for j, t in enumerate(ty.types):
+                if (path + (j,)) in self.constants:
+                    continue
+                if isinstance(t, language.tuple_type):
+                    walk_tuple(path + (j,), t)
+                else:
+                    add_param(path + (j,), t)
+
         for i, name in enumerate(arg_names):
             if i in self.constants:
                 self.lscope[name] = constexpr(self.constants[i])
                 continue
             ty = self.arg_types[i]
             params.append((name, ty))
-            d = tuple((k, i32_attr(v) if isinstance(v, int) and not isinstance(v, bool) else v)
-                      for k, v in self.attrs.get(i, []))
-            if isinstance(ty, tensor_descriptor_base_type):  # 1 + 2 * rank parameters
-                param_types.extend(ty.ir_types())
-                param_attrs.extend([DictAttr(d)] + [DictAttr(())] * (len(ty.ir_types()) - 1))
-                continue
-            param_types.append(ty.to_ir())
-            param_attrs.append(DictAttr(d))
+            if isinstance(ty, language.tuple_type):
+                walk_tuple((i,), ty)
+            else:
+                add_param(i, ty)
         body_module = self.module.regions[0].entry
         fn_op = Operation("tt.func", [], [], {
             "sym_name": StringAttr(self.function_name),
@@ -227,12 +247,21 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         body_module.append(fn_op)
         self.fn_op = fn_op
         entry = fn_op.regions[0].add_block()
-        for name, ty in params:
+
+        def value_of(path, ty):
+            if len(path) > 1 and path in self.constants:
+                return constexpr(self.constants[path])
+            if isinstance(ty, language.tuple_type):
+                values = [value_of(path + (j,), t) for j, t in enumerate(ty.types)]
+                fields = ty.fields if any(ty.fields) else None
+                return language.tuple(values, language.tuple_type(
+                    [getattr(v, "type", None) for v in values], fields))
             if isinstance(ty, tensor_descriptor_base_type):
-                self.set_value(name, ty.from_handles([entry.add_argument(t)
-                                                      for t in ty.ir_types()]))
-            else:
-                self.set_value(name, tensor(entry.add_argument(ty.to_ir()), ty))
+                return ty.from_handles([entry.add_argument(t) for t in ty.ir_types()])
+            return tensor(entry.add_argument(ty.to_ir()), ty)
+
+        for i, (name, ty) in enumerate(params):
+            self.set_value(name, value_of((arg_names.index(name),), ty))
         self.builder.set_insertion_point_to_end(entry)
         self.local_defs = {}
         returned = self.visit_compound_statement(node.body)
@@ -271,7 +300,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
             ret_ty = language.void
         else:
             ret_ty = value.type if not isinstance(value, language.tuple) else \
-                language.tuple_type([v.type for v in value.values])
+                language.tuple_type([getattr(v, "type", None) for v in value.values])
         if self.ret_type is None:
             self.ret_type = ret_ty
             self.ret_template = value
@@ -285,8 +314,11 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
             self.builder.create("tt.return", handles)
 
     def _decay_return_value(self, value):
+        if isinstance(_unwrap_if_constexpr(value), (tuple, list)) and \
+                not isinstance(value, language.tuple):  # a compile-time tuple (a shape)
+            value = language.tuple([constexpr(v) for v in _unwrap_if_constexpr(value)])
         if isinstance(value, language.tuple):
-            return language.tuple([self._decay_return_value(v) for v in value.values])
+            return value._with_values([self._decay_return_value(v) for v in value.values])
         if isinstance(value, (constexpr, int, float, bool)) and _unwrap_if_constexpr(value) is not None:
             return self.semantic.to_tensor(_unwrap_if_constexpr(value))
         if isinstance(value, constexpr):
@@ -326,7 +358,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
 
     def _sanitize_assigned(self, value):
         if isinstance(value, language.tuple):
-            return language.tuple([self._sanitize_assigned(v) for v in value.values])
+            return value._with_values([self._sanitize_assigned(v) for v in value.values])
         value = _unwrap_if_constexpr(value)
         if value is not None and not _is_triton_value(value) and \
                 not isinstance(value, (dtype, language.tuple)) and \
@@ -370,12 +402,35 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
 
     for _name in ("Break", "Continue", "Lambda", "With", "AsyncWith", "Try", "Raise", "Global",
                   "Nonlocal", "Delete", "ClassDef", "AsyncFunctionDef", "Yield", "YieldFrom",
-                  "Await", "ListComp", "DictComp", "SetComp", "GeneratorExp", "Dict", "Set",
+                  "Await", "DictComp", "SetComp", "GeneratorExp", "Dict", "Set",
                   "Import", "ImportFrom", "NamedExpr", "Match"):
         def _reject(self, node, _n=_name):
             raise self._unsupported(node, f"unsupported AST node type: {_n}")
         locals()["visit_" + _name] = _reject
     del _name, _reject
+
+    def visit_ListComp(self, node):
+        """`[f(v) for v in t]` over a tuple, unrolled at compile time into a `tl.tuple`
+        (as upstream: one generator, no conditions)."""
+        if len(node.generators) != 1 or node.generators[0].ifs or node.generators[0].is_async:
+            raise self._unsupported(node, "only comprehensions with one generator and no "
+                                    "condition are supported")
+        comp = node.generators[0]
+        items = self.visit(comp.iter)
+        if isinstance(_unwrap_if_constexpr(items), (tuple, list)) and \
+                not isinstance(items, language.tuple):  # a compile-time tuple
+            items = language.tuple([constexpr(v) for v in _unwrap_if_constexpr(items)])
+        if not isinstance(items, language.tuple):
+            raise self._unsupported(node, "only tuple comprehensions are supported")
+        saved = dict(self.lscope)
+        results = []
+        try:
+            for item in items:
+                self.assign_target(comp.target, item)
+                results.append(self.visit(node.elt))
+        finally:  # the loop variable does not leak, as in Python
+            self.lscope = saved
+        return language.tuple(results)
 
     # ------------------------------------------------------------------ expressions
     def visit_Constant(self, node):
@@ -412,6 +467,8 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         lhs = self.visit(node.value)
         if isinstance(lhs, tensor) and node.attr == "T":
             return language.trans(lhs, _semantic=self.semantic)
+        if isinstance(lhs, constexpr) and node.attr in ("value", "type"):
+            return getattr(lhs, node.attr)  # the constexpr's own (as upstream)
         value = getattr(_unwrap_if_constexpr(lhs) if not isinstance(lhs, tensor) else lhs, node.attr)
         return value
 
@@ -465,8 +522,8 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         lhs, rhs = self.visit(node.left), self.visit(node.comparators[0])
         op = type(node.ops[0])
         if op in (ast.Is, ast.IsNot):
-            if isinstance(lhs, tensor) or isinstance(rhs, tensor):
-                raise self._unsupported(node, "`is` comparisons only work on constexprs")
+            # Identity of the Python objects, at compile time (as upstream): a tensor is
+            # never None.
             res = _unwrap_if_constexpr(lhs) is _unwrap_if_constexpr(rhs)
             return constexpr(res if op is ast.Is else not res)
         if op in (ast.In, ast.NotIn):

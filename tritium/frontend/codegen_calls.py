@@ -55,6 +55,11 @@ class CallsMixin:
             if isinstance(ret, tuple) and not isinstance(ret, language.tuple):
                 ret = language.tuple(list(ret))
             return ret
+        if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
+            # A NamedTuple built in the kernel: a `tl.tuple` that keeps the field names.
+            values = list(fn(*args, **kws))
+            return language.tuple(values, language.tuple_type(
+                [getattr(v, "type", None) for v in values], list(fn._fields)))
         if fn in self.builtin_namespace.values() or isinstance(fn, type):
             args = [_unwrap_if_constexpr(a) for a in args]
             kws = {k: _unwrap_if_constexpr(v) for k, v in kws.items()}
@@ -85,10 +90,14 @@ class CallsMixin:
             if isinstance(v, (dtype, int, float, bool, str)) or v is None or callable(v) and \
                     not isinstance(v, tensor):
                 v = constexpr(v)
-            elif isinstance(v, (language.tuple, tuple, list)) and \
-                    not any(isinstance(x, tensor) for x in v):
+            elif isinstance(v, (language.tuple, tuple, list)) and not _has_runtime(v):
                 # A tuple of compile-time values (e.g. a shape) is itself compile-time.
                 v = constexpr(tuple(_unwrap_if_constexpr(x) for x in v))
+            elif isinstance(v, (language.tuple, tuple, list)):
+                # Tensors inside: the callee takes the runtime leaves as parameters, and
+                # the compile-time ones as constants keyed by their paths.
+                arg_types.append(_tuple_arg_type((i,), v, constants, call_args))
+                continue
             # As upstream, a device function's `tl.constexpr` annotation does not make a
             # tensor argument compile-time (tutorial 06 passes offs_m/offs_n so).
             runtime = isinstance(v, (tensor, language.tensor_descriptor_base))
@@ -123,8 +132,9 @@ class CallsMixin:
             result_types = [h.type for h in flatten_values([template])]
         call = self.builder.create("tt.call", call_args, result_types,
                                    {"callee": _symbol(name)})
-        if not result_types:
+        if ret_type is None or ret_type == language.void:
             return None
+        # (a tuple of compile-time values, even an empty one, has no IR results)
         return unflatten_values(call.results, [template])[0]
 
     # ------------------------------------------------------------------ compile-time builtins
@@ -150,6 +160,33 @@ class CallsMixin:
 
     def execute_static_range(self, node):
         raise self._unsupported(node, "static_range can only be used as a for-loop iterator")
+
+
+def _has_runtime(v) -> bool:
+    if isinstance(v, (language.tuple, tuple, list)):
+        return any(_has_runtime(x) for x in v)
+    return isinstance(v, (tensor, language.tensor_descriptor_base))
+
+
+def _tuple_arg_type(path, v, constants, call_args):
+    """`tuple_type` of a tuple argument of a device function (None for compile-time
+    elements, recorded in `constants` at their paths); appends its IR values."""
+    from .codegen import flatten_values
+    types = []
+    for j, x in enumerate(v):
+        if isinstance(x, (language.tuple, tuple, list)) and _has_runtime(x):
+            types.append(_tuple_arg_type(path + (j,), x, constants, call_args))
+        elif isinstance(x, (tensor, language.tensor_descriptor_base)):
+            types.append(x.type)
+            call_args.extend(flatten_values([x]))
+        else:
+            if isinstance(x, (language.tuple, list)):
+                x = tuple(_unwrap_if_constexpr(y) for y in x)
+            constants[path + (j,)] = _unwrap_if_constexpr(x)
+            types.append(None)
+    fields = getattr(getattr(v, "type", None), "fields", None) if isinstance(v, language.tuple) \
+        else list(v._fields) if hasattr(v, "_fields") else None
+    return language.tuple_type(types, fields if fields and any(fields) else None)
 
 
 def _hashable(x) -> bool:

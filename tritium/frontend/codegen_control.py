@@ -76,8 +76,17 @@ class ControlFlowMixin:
     # ------------------------------------------------------------------ if
     def _cond_to_i1(self, cond: tensor) -> tensor:
         if cond.type.is_block():
-            raise ValueError("the condition of `if` must be a scalar, got a block of shape "
-                             f"{list(cond.type.shape)}")
+            shape = [_unwrap_if_constexpr(d) for d in cond.type.shape]
+            if any(d != 1 for d in shape):
+                raise ValueError("the condition of `if` must be a scalar, got a block of shape "
+                                 f"{shape} (the truth value of a tensor with more than one "
+                                 "value is ambiguous)")
+            # As upstream: a one-element block is unsplatted, with a warning.
+            import warnings
+            from ..language.builtins_misc import _unsplat
+            warnings.warn("If conditional called with multidimensional Tensor instead of "
+                          "scalar; please use `.item()`")
+            cond = _unsplat(cond, _semantic=self.semantic, _generator=self)
         return cond if cond.dtype.is_int1() else self.semantic.cast(cond, language.int1)
 
     def visit_If(self, node: ast.If):
@@ -193,10 +202,23 @@ class ControlFlowMixin:
             block = Block()
             self.builder.set_insertion_point_to_end(block)
             v = self.visit(expr)
-            if not isinstance(v, tensor):
+            if _is_void(v):  # `tl.store(...) if c else tl.store(...)`: a statement
+                v = None
+            elif not isinstance(v, tensor):
                 v = self.semantic.to_tensor(_unwrap_if_constexpr(v))
             values.append(v)
             blocks.append(block)
+        if values[0] is None and values[1] is None:
+            self.builder.restore_insertion_point(ip)
+            if_op = self.builder.create("scf.if", [cond.handle], [], num_regions=2)
+            for region, block in zip(if_op.regions, blocks):
+                region.add_block(block)
+                with self.builder.at_end(block):
+                    self.builder.create("scf.yield", [])
+            return None
+        if values[0] is None or values[1] is None:
+            raise TypeError("Ternary expression with dynamic condition has one branch without "
+                            "a value")
         if values[0].type != values[1].type:
             raise TypeError(f"Ternary expression with dynamic condition has inconsistent types "
                             f"{values[0].type} and {values[1].type}")
@@ -416,3 +438,10 @@ def _describe(v) -> str:
     if isinstance(v, tensor):
         return str(v.type)
     return repr(v)
+
+
+def _is_void(v) -> bool:
+    """A statement-like call's result (a store): no value, or a `void` tensor."""
+    if v is None:
+        return True
+    return isinstance(v, tensor) and str(getattr(v, "type", "")) == "void"

@@ -4,25 +4,34 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from ..ir.core import make_module
-from ..language.dtypes import str_to_ty
+from ..language.dtypes import str_to_ty, tuple_type
 
 
-def split_specialization(specialization) -> Tuple[List[Any], Dict[int, Any], Dict[int, list]]:
-    """Upstream's (signature, constexprs, attrs) from the JIT's per-argument tuples."""
+def split_specialization(specialization) -> Tuple[List[Any], Dict[Any, Any], Dict[Any, list]]:
+    """Upstream's (signature, constexprs, attrs) from the JIT's per-argument tuples. A tuple
+    argument's type is a `tuple_type` (None where an element is a constexpr); its
+    constexprs and attributes are keyed by paths `(i, j, ...)`, the others by index."""
     arg_types, constants, attrs = [], {}, {}
     for i, (ty, key) in enumerate(specialization):
-        if ty == "constexpr":
-            constants[i] = key
-            arg_types.append(None)
-            continue
-        if ty.startswith("tensordesc"):
-            from ..language.tensor_descriptor import tensordesc_from_signature
-            arg_types.append(tensordesc_from_signature(ty))
-            continue
-        arg_types.append(str_to_ty(ty))
-        if key == "D":
-            attrs[i] = [("tt.divisibility", 16)]
+        arg_types.append(_leaf_type((i,), ty, key, constants, attrs))
     return arg_types, constants, attrs
+
+
+def _leaf_type(path, ty, key, constants, attrs):
+    where = path[0] if len(path) == 1 else path
+    if isinstance(ty, tuple):
+        fields = list(ty._fields) if hasattr(ty, "_fields") else None
+        return tuple_type([_leaf_type(path + (j,), t, k, constants, attrs)
+                           for j, (t, k) in enumerate(zip(ty, key))], fields)
+    if ty == "constexpr":
+        constants[where] = key
+        return None
+    if ty.startswith("tensordesc"):
+        from ..language.tensor_descriptor import tensordesc_from_signature
+        return tensordesc_from_signature(ty)
+    if key == "D":
+        attrs[where] = [("tt.divisibility", 16)]
+    return str_to_ty(ty)
 
 
 def ast_to_ttir(fn, specialization, options=None):

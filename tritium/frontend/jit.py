@@ -21,6 +21,7 @@ from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
 from ..runtime import launch_hooks
 from ..runtime.interface import KernelInterface
+from ..knobs import pipeline_hook_maybe_set
 from ..tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
                               type_canonicalisation_dict)
 
@@ -36,7 +37,8 @@ HIP_OPTIONS = {"waves_per_eu", "matrix_instr_nonkdim", "kpack", "allow_flush_den
 
 # Names the generated binder module uses itself; a kernel so named gets another name there.
 _BINDER_NAMES = {"bind", "_H", "_slow", "_jit", "_fast", "_cpu", "_active", "_check",
-                 "args", "spec", "backend", "kernel", "options"}
+                 "args", "spec", "backend", "kernel", "options", "_type", "_tuple",
+                 "_pipeline_hook"}
 
 
 class KernelParam:
@@ -198,11 +200,11 @@ class JITFunction(KernelInterface):
                 specs.append(f'("constexpr", {p.name})')
             else:
                 # The handler for the argument's type, called directly: one dict lookup.
-                specs.append(f"(_H.get(type({p.name})) or _slow)({p.name}, {p.is_const}, "
+                specs.append(f"(_H.get(_type({p.name})) or _slow)({p.name}, {p.is_const}, "
                              f"{not p.do_not_specialize}, "
                              f"{not (p.do_not_specialize or p.do_not_specialize_on_alignment)})")
         names = ", ".join(p.name for p in self.params)
-        args_t = f"({names},)"
+        args_t = f"({names},)" if names else "()"
         spec_t = f"({', '.join(specs)}{',' if specs else ''})"
         signature = ", ".join(params + ["**options"])
         launch_name = self.__name__ if self.__name__ not in _BINDER_NAMES else "launch_kernel"
@@ -214,22 +216,31 @@ class JITFunction(KernelInterface):
                f"def {launch_name}(_grid, {signature}):\n"  # errors name the kernel
                f"    args = {args_t}\n"
                f"    spec = {spec_t}\n"
-               f"    if options or _jit.pre_run_hooks:\n"
+               f"    if options or _jit.pre_run_hooks or _pipeline_hook[0]:\n"
                f"        return _jit.run(*args, grid=_grid, **options)\n"
                f"    backend = _cpu() if _jit.interpret else _active(args)\n"
                f"    kernel = _fast.get((spec, backend.device_key()))\n"
                f"    if kernel is None or kernel.used_global_vals:\n"
                f"        return _jit._run_bound(args, spec, options, _grid)\n"
-               f"    kernel._jit_run(_check(_grid if type(_grid) is tuple else "
+               f"    kernel._jit_run(_check(_grid if _type(_grid) is _tuple else "
                f"_jit._grid_of(_grid, args, options)), args)\n"
                f"    return kernel\n")
         from .specialize import _HANDLERS, _specialize_slow
         scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self,
                  "_fast": self._fast_cache, "_cpu": cpu_backend, "_active": active_backend,
-                 "_check": check_grid, **defaults}
+                 "_check": check_grid, "_pipeline_hook": pipeline_hook_maybe_set,
+                 # builtins under private names: a parameter may be called `type`
+                 "_type": type, "_tuple": tuple, **defaults}
         exec(compile(src, f"<binder of {self.__name__}>", "exec"), scope)
         self._launch_fn = scope[launch_name]
         return scope["bind"]
+
+    def add_pre_run_hook(self, hook: Callable) -> None:
+        """Call `hook(*args, **kwargs)` with a launch's arguments before each launch (as
+        upstream; launches with hooks leave the binder's fast path)."""
+        if not callable(hook):
+            raise TypeError(f"add_pre_run_hook: {hook!r} is not callable")
+        self.pre_run_hooks.append(hook)
 
     def bind(self, *args, **kwargs):
         if self._binder is None:
@@ -255,16 +266,20 @@ class JITFunction(KernelInterface):
     def _run_bound(self, bound_args, specialization, extra, grid, warmup=False):
         backend = cpu_backend() if self.interpret else active_backend(bound_args)
         device = backend.device_key()
+        pipeline = _custom_pipeline() if pipeline_hook_maybe_set[0] else None
         # Fast path: a hashable key of everything the slow key is made of. Most launches
         # stop here: bind, one dict lookup, launch.
         try:
             fast_key = (specialization, tuple(extra.items()), device) if extra else \
                 (specialization, device)
+            if pipeline is not None:
+                fast_key += (pipeline,)
             kernel = self._fast_cache.get(fast_key)
         except TypeError:  # an unhashable constexpr value: take the slow path
             fast_key, kernel = None, None
         if kernel is None:
-            kernel = self._lookup_or_compile(backend, device, specialization, extra, warmup)
+            kernel = self._lookup_or_compile(backend, device, specialization, extra, warmup,
+                                             pipeline)
             if kernel is None:  # knobs.runtime.jit_cache_hook asked not to compile
                 return None
             if fast_key is not None:
@@ -276,7 +291,8 @@ class JITFunction(KernelInterface):
         kernel._jit_run(check_grid(self._grid_of(grid, bound_args, extra)), bound_args)
         return kernel
 
-    def _lookup_or_compile(self, target_device, device, specialization, extra, warmup=False):
+    def _lookup_or_compile(self, target_device, device, specialization, extra, warmup=False,
+                           pipeline=None):
         """The compiled kernel for this specialisation and these options: from the
         in-memory cache, else from the compiler driver (`tritium.compiler.compile`), with
         the JIT's compile hooks around it (None when `jit_cache_hook` skips it)."""
@@ -296,6 +312,8 @@ class JITFunction(KernelInterface):
                          else knobs.debug())
         options = backend.parse_options(extra)
         key = str(specialization) + str(options)
+        if pipeline is not None:  # upstream's ("custom_pipeline", hash) key entry
+            key += str(("custom_pipeline", pipeline))
         kernel = self.cache[device].get(key)
         if kernel is None:
             self._log_recompile(device, specialization)
@@ -337,6 +355,17 @@ class JITFunction(KernelInterface):
                    zip(self.arg_names, previous, specialization) if old != new]
         print(f"[tritium] recompiling {self.__name__} ({len(self.cache[device]) + 1} "
               f"specialisations): " + ("; ".join(changed) or "options changed"), file=sys.stderr)
+
+
+def _custom_pipeline():
+    """The hash `knobs.runtime.add_stages_inspection_hook()` gives for the stages it will
+    install (called without arguments, as upstream's JIT does), or None when unset."""
+    import tritium.knobs as knobs_module  # (its groups may be replaced at run time)
+    hook = knobs_module.runtime.add_stages_inspection_hook
+    if hook is None:
+        return None
+    _, pipeline_hash = hook()
+    return pipeline_hash
 
 
 class _MockTensor:

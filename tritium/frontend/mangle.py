@@ -11,9 +11,15 @@ def _mangle_value(v) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", text)
 
 
+def _mangle_key(k) -> str:
+    return "_".join(map(str, k)) if isinstance(k, tuple) else str(k)
+
+
 def mangle_fn(name: str, arg_types, constants: dict) -> str:
     types = "_".join(t.mangle() for t in arg_types)
-    consts = "_".join(f"{i}c{_mangle_value(constants[i])}" for i in sorted(constants))
+    # Keys are argument indices, or paths (i, j, ...) into tuple arguments.
+    keys = sorted(constants, key=lambda k: k if isinstance(k, tuple) else (k,))
+    consts = "_".join(f"{_mangle_key(k)}c{_mangle_value(constants[k])}" for k in keys)
     out = f"{name}__{types}__{consts}"
     # Keep symbol names readable; long constexpr reprs are shortened by hash.
     if len(out) > 200:

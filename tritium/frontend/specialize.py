@@ -143,6 +143,19 @@ def _spec_tensordesc(arg, is_const, specialize_value, align):
     return (f"tensordesc<{dtype_string(_tensor_dtype(arg.base))}{list(arg.block_shape)}>", None)
 
 
+def _spec_tuple(arg, is_const, specialize_value, align):
+    """Upstream's key for a tuple (or NamedTuple) argument: the same structure twice, once
+    of the elements' type strings and once of their keys; `()` for an empty tuple."""
+    spec = [specialize_arg(x, is_const, specialize_value, align) for x in arg]
+    if hasattr(arg, "_fields"):
+        make = type(arg)
+        return (make(*[s[0] for s in spec]), make(*[s[1] for s in spec]))
+    return (builtins_tuple(s[0] for s in spec), builtins_tuple(s[1] for s in spec))
+
+
+builtins_tuple = tuple
+
+
 def handler_for(arg):
     """The specialisation function for `arg`'s type (the binder calls it directly)."""
     return _HANDLERS.get(type(arg)) or _specialize_slow
@@ -164,6 +177,9 @@ def _specialize_slow(arg, is_const, specialize_value, align):
         return ("constexpr", arg)
     if isinstance(arg, JITFunction):
         return ("constexpr", arg)
+    if isinstance(arg, tuple):  # NamedTuples, torch.Size
+        _HANDLERS[type(arg)] = _spec_tuple
+        return _spec_tuple(arg, is_const, specialize_value, align)
     if type(arg).__name__ == "TensorDescriptor" and hasattr(arg, "block_shape"):
         _HANDLERS[type(arg)] = _spec_tensordesc
         return _spec_tensordesc(arg, is_const, specialize_value, align)
@@ -182,4 +198,5 @@ def _specialize_slow(arg, is_const, specialize_value, align):
 
 _HANDLERS: Dict[type, Callable] = {
     int: _spec_int, bool: _spec_bool, float: _spec_float, type(None): _spec_none,
+    tuple: _spec_tuple,
 }

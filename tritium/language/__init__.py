@@ -32,8 +32,8 @@ from .math import (abs, ceil, cos, div_rn, erf, exp, exp2, fdiv, floor, fma, log
                    sin, sqrt, sqrt_rn, umulhi)
 from . import standard
 from .standard import (argmax, argmin, bitonic_merge, cdiv, cumprod, cumsum, flip, interleave, max,
-                       min, ravel, reduce_or, sigmoid, softmax, sort, sum, swizzle2d, topk,
-                       xor_sum)
+                       min, ravel, reduce_or, sigmoid, softmax, sort, squeeze, sum, swizzle2d,
+                       topk, unsqueeze, xor_sum)
 from . import random
 from .random import (pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint,
                      randint4x, randn, randn4x, uint_to_uniform_float)
@@ -58,7 +58,7 @@ __all__ = [
     "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of",
     "num_programs", "pair_uniform_to_normal", "permute", "philox", "philox_impl", "pi32_t",
     "pointer_type", "program_id", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x",
-    "range", "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "slice", "sigmoid", "sin",
+    "range", "ravel", "squeeze", "unsqueeze", "reduce", "reduce_or", "reshape", "rsqrt", "slice", "sigmoid", "sin",
     "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print",
     "static_range", "store", "sum", "swizzle2d", "target_info", "tensor", "topk", "trans", "tuple",
     "tuple_type", "uint16", "uint32", "uint64", "uint8", "uint_to_uniform_float", "umulhi",

@@ -196,9 +196,36 @@ def permute(input, *dims, _semantic=None):
 
 
 @builtin
-def cat(input, other, can_reorder=False, _semantic=None):
-    """Concatenate two 1D blocks (the order of elements may change)."""
-    return _semantic.cat(input, other, _unwrap_if_constexpr(can_reorder))
+def cat(input, other, can_reorder=False, dim=0, _semantic=None):
+    """Concatenate two blocks along `dim`. With `can_reorder=True` (1D blocks only) the
+    order of the elements may change, which is cheaper on a GPU."""
+    if _unwrap_if_constexpr(can_reorder):
+        return _semantic.cat(input, other, True)
+    rank = len(input.shape)
+    if rank != len(other.shape):
+        raise ValueError(f"cat: tensors must have the same rank, got {rank} and "
+                         f"{len(other.shape)}")
+    dim = _unwrap_if_constexpr(dim)
+    if not -rank <= dim < rank:
+        raise ValueError(f"cat: dim {dim} is out of range for rank {rank}")
+    dim %= rank
+    a_shape = [_unwrap_if_constexpr(d) for d in input.shape]
+    b_shape = [_unwrap_if_constexpr(d) for d in other.shape]
+    if any(a_shape[i] != b_shape[i] for i in range(rank) if i != dim):
+        raise ValueError(f"cat: shapes must match except in dimension {dim}, got {a_shape} "
+                         f"and {b_shape}")
+    if a_shape[dim] != b_shape[dim]:
+        raise ValueError(f"cat: both tensors need the same size in dimension {dim} (as "
+                         f"upstream's), got {a_shape[dim]} and {b_shape[dim]}")
+    # Pair the two along a new minor axis and move that axis in front of `dim`: merging
+    # (pair, dim) then lays out all of `input` before all of `other`.
+    joined = _semantic.join(input, other)              # [..., 2]
+    order = list(range(rank))
+    order.insert(dim, rank)                            # [..., 2, dim, ...]
+    moved = _semantic.permute(joined, order)
+    shape = list(a_shape)
+    shape[dim] = a_shape[dim] * 2
+    return _semantic.reshape(moved, shape, can_reorder=False)
 
 
 @builtin

@@ -68,7 +68,12 @@ class constexpr(base_value):
 
     def __init__(self, value):
         self.value = value.value if isinstance(value, constexpr) else value
-        self.type = constexpr
+
+    @property
+    def type(self):
+        """Upstream's `constexpr_type(value)` (`isinstance(x.type, tl.constexpr_type)`)."""
+        from .builtins import constexpr_type
+        return constexpr_type(self.value)
 
     def __repr__(self) -> str:
         return f"constexpr[{self.value}]"
@@ -261,11 +266,28 @@ class tuple(base_value):
         self.values = [v for v in values]
         self.type = type or tuple_type([getattr(v, "type", None) for v in self.values])
 
+    def __getattr__(self, name):
+        # A NamedTuple's fields (`X.ptr`), as its type records them.
+        if name.startswith("__") or name in ("values", "type"):
+            raise AttributeError(name)
+        fields = getattr(self.type, "fields", None) or ()
+        if name in fields:
+            return self.values[list(fields).index(name)]
+        raise AttributeError(f"tuple has no attribute {name!r}")
+
+    def _with_values(self, values):
+        """A tuple of these values keeping this one's field names."""
+        fields = getattr(self.type, "fields", None)
+        return tuple(values, tuple_type([getattr(v, "type", None) for v in values], fields))
+
     def __getitem__(self, idx):
         idx = _unwrap_if_constexpr(idx)
         if isinstance(idx, slice):
             return tuple(self.values[idx])
         return self.values[idx]
+
+    def __setitem__(self, idx, value):
+        raise TypeError("tuples are immutable: cannot assign to an element of a tuple")
 
     def __len__(self):
         return len(self.values)

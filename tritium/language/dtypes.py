@@ -273,7 +273,8 @@ class tuple_type(dtype):
         return hash(("tuple", tuple(self.types)))
 
     def mangle(self):
-        return "T" + "_".join(t.mangle() for t in self.types) + "T"
+        # None: an element that is a compile-time value (its value is mangled separately).
+        return "T" + "_".join(t.mangle() if t is not None else "C" for t in self.types) + "T"
 
 
 void = dtype("void")

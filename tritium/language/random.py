@@ -78,9 +78,16 @@ def randint(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
 
 @jit
 def randint4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
-    """Four blocks of random 32-bit integers: the cheapest entry point to Philox."""
-    _0 = offset * 0
-    return philox(seed, offset, _0, _0, _0, n_rounds)
+    """Four blocks of random 32-bit integers: the cheapest entry point to Philox. A 64-bit
+    offset still runs 32-bit Philox (as upstream since 3.4): its low and high words are
+    the first two words of the counter."""
+    lo = offset.to(tl.uint32)
+    _0 = lo * 0
+    if tl.constexpr(offset.dtype.primitive_bitwidth > 32):
+        hi = (offset >> 32).to(tl.uint32)
+    else:
+        hi = _0
+    return philox(seed, lo, hi, _0, _0, n_rounds)
 
 
 @jit

@@ -73,6 +73,38 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     return math.fdiv(num, den, ieee_rounding)
 
 
+@constexpr_function
+def _squeezed_shape(shape, dim):
+    shape = list(shape)
+    if not -len(shape) <= dim < len(shape):
+        raise ValueError(f"squeeze: dim {dim} is out of range for a {len(shape)}-d tensor")
+    dim %= len(shape)
+    if shape[dim] != 1:
+        raise ValueError(f"squeeze: dimension {dim} has size {shape[dim]}, not 1")
+    return shape[:dim] + shape[dim + 1:]
+
+
+@constexpr_function
+def _unsqueezed_shape(shape, dim):
+    shape = list(shape)
+    if not -len(shape) - 1 <= dim <= len(shape):
+        raise ValueError(f"unsqueeze: dim {dim} is out of range for a {len(shape)}-d tensor")
+    dim %= len(shape) + 1
+    return shape[:dim] + [1] + shape[dim:]
+
+
+@jit
+def squeeze(x, dim: tl.constexpr):
+    """`x` without its size-1 dimension `dim`."""
+    return tl.reshape(x, _squeezed_shape(x.shape, dim))
+
+
+@jit
+def unsqueeze(x, dim: tl.constexpr):
+    """`x` with a new size-1 dimension at `dim`."""
+    return tl.reshape(x, _unsqueezed_shape(x.shape, dim))
+
+
 @jit
 def ravel(x, can_reorder=False):
     """`x` flattened to one dimension."""

@@ -104,9 +104,10 @@ def sort(x, dim: tl.constexpr = None, descending: tl.constexpr = tl.CONSTEXPR_0)
 
 
 @jit
-def topk(x, k: tl.constexpr, dim: tl.constexpr = None):
-    """The `k` largest values of `x` along its last dimension, in descending order."""
-    return sort_impl(x, k=k, dim=dim, descending=True)
+def topk(x, k: tl.constexpr, dim: tl.constexpr = None, descending: tl.constexpr = True):
+    """The `k` largest values of `x` along its last dimension, in descending order
+    (`descending=False`: the `k` smallest, ascending)."""
+    return sort_impl(x, k=k, dim=dim, descending=descending)
 
 
 @jit

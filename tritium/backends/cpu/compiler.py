@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
-from ..compiler import BaseBackend, GPUTarget, Language, check_num_warps
+from ..compiler import BaseBackend, GPUTarget, Language, check_num_warps, inspect_stages
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,7 @@ class CPUBackend(BaseBackend):
             from . import native
             stages["llir"] = native.make_llir
             stages["obj"] = native.make_obj
+        inspect_stages(self, stages, options, language, None)
 
     def binary(self, asm, products) -> CPUBinary:
         return CPUBinary(products.get("ttir", asm.get("ttir")), asm.get("obj") or b"")

@@ -61,24 +61,30 @@ class CPULauncher:
     source's signature), so `k[grid](*all_args)` works as on a GPU."""
 
     def __init__(self, src, metadata):
+        from ..params import has_tuples, runtime_params
         sig = getattr(src, "signature", None) or {}
         types = list(sig.values())
         consts = getattr(src, "constants", {}) or {}
-        self.keep = [i for i, ty in enumerate(types) if ty != "constexpr" and (i,) not in consts]
-        self.descs = {i for i in self.keep if str(types[i]).startswith("tensordesc")}
-        self.all_runtime = len(self.keep) == len(types)
-        names = list(sig)
-        self.names = [names[i] for i in self.keep] if len(names) == len(types) else None
+        params = runtime_params(sig, consts)
+        # Tuple arguments are flattened through their leaves' paths (backends/params.py).
+        self.paths = [p.path for p in params] if has_tuples(sig) else None
+        self.keep = [p.path[0] for p in params]
+        self.descs = {i for i, p in enumerate(params) if p.type.startswith("tensordesc")}
+        self.all_runtime = self.paths is None and len(self.keep) == len(types)
+        self.names = [p.name for p in params]
         self.metadata = metadata
 
     def launch(self, grid, args, function) -> None:
         if 0 in grid:
             return
-        if not self.all_runtime:
+        if self.paths is not None:
+            from ..params import arg_at
+            args = [arg_at(args, p) for p in self.paths]
+        elif not self.all_runtime:
             args = [args[i] for i in self.keep]
         names = self.names
         if self.descs:
-            is_desc = [i in self.descs for i in self.keep]
+            is_desc = [i in self.descs for i in range(len(args))]
             if names is not None:  # a descriptor's name stands for its shape and strides too
                 names = [m for n, d, a in zip(names, is_desc, args)
                          for m in [n] * (1 + (2 * len(a.shape) if d else 0))]

@@ -15,7 +15,7 @@ import importlib.metadata
 from dataclasses import dataclass, fields
 from typing import Any, Dict, Optional  # noqa: F401
 
-from ..compiler import BaseBackend, GPUTarget, Language, check_num_warps
+from ..compiler import BaseBackend, GPUTarget, Language, check_num_warps, inspect_stages
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,7 @@ class CUDABackend(BaseBackend):
         stages["ptx"] = lambda src, metadata: self.make_ptx(src, options)
         stages["cubin"] = lambda src, metadata: _cubin_with_info(self.make_cubin(src, options),
                                                                  metadata)
+        inspect_stages(self, stages, options, language, self.capability)
 
     def pack_metadata(self, metadata):
         return (metadata["num_warps"], metadata.get("num_ctas", 1), metadata.get("shared", 0))

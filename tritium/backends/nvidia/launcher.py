@@ -37,6 +37,7 @@ import threading
 from typing import Callable, Dict, Optional
 
 from . import tensordesc_abi
+from ..params import access_expr, mark_constexprs, runtime_params
 from .tensor_map import TensorMap, make_encoder
 
 __all__ = ["make_launcher", "generate_source", "pointer_of", "PARAM_CTYPES", "CudaLauncher"]
@@ -129,35 +130,36 @@ def pointer_of(obj, name: str = "?", index: int = 0) -> int:
 # source generation
 
 
-def _tma_args(signature: Dict[str, str], tensordesc_meta) -> Dict[int, dict]:
-    """{argument index: its TMA metadata} of the descriptor arguments passed as tensor maps."""
+def _tma_args(signature: Dict[str, str], tensordesc_meta) -> Dict[tuple, dict]:
+    """{parameter path: its TMA metadata} of the descriptor arguments passed as tensor maps
+    (the kernel's `tensordesc_meta` lists its descriptors in parameter order, tuple
+    elements included)."""
     metas = list(tensordesc_meta or [])
     out, k = {}, 0
-    for i, ty in enumerate(signature.values()):
-        if ty.strip().startswith("tensordesc"):
+    for p in runtime_params(signature):
+        if p.type.startswith("tensordesc"):
             if k < len(metas) and metas[k]:
-                out[i] = metas[k]
+                out[p.path] = metas[k]
             k += 1
     return out
 
 
-def _param_fields(signature: Dict[str, str], scratch: int, tma: Dict[int, dict] = None):
-    """[(field name, ctypes type, param name, type string)] of the runtime parameters."""
+def _param_fields(signature: Dict[str, str], scratch: int, tma: Dict[tuple, dict] = None):
+    """[(field name, ctypes type, param name, type string)] of the runtime parameters
+    (a tuple argument's runtime leaves each, see backends/params.py)."""
     fields = []
     tma = tma or {}
-    for i, (name, ty) in enumerate(signature.items()):
-        ty = ty.strip()
-        if ty == "constexpr":
-            continue
+    for p in runtime_params(signature):
+        field, name, ty = _field_name(p.path), p.name, p.type
         if ty.startswith("tensordesc"):   # several parameters: see tensordesc_abi
-            for j, (pname, pty, _) in enumerate(tensordesc_abi.expand(name, ty, i in tma)):
+            for j, (pname, pty, _) in enumerate(tensordesc_abi.expand(name, ty, p.path in tma)):
                 ctype = TensorMap if pty == "tensormap" else \
                     ctypes.c_uint64 if pty.startswith("*") else PARAM_CTYPES[pty]
-                fields.append((f"a{i}_{j}", ctype, pname, pty))
+                fields.append((f"{field}_{j}", ctype, pname, pty))
         elif ty.startswith("*"):
-            fields.append((f"a{i}", ctypes.c_uint64, name, ty))
+            fields.append((field, ctypes.c_uint64, name, ty))
         elif ty in PARAM_CTYPES:
-            fields.append((f"a{i}", PARAM_CTYPES[ty], name, ty))
+            fields.append((field, PARAM_CTYPES[ty], name, ty))
         else:
             raise NotImplementedError(f"launcher: parameter '{name}' has unsupported type {ty!r}")
     for j in range(scratch):   # trailing pointers the lowering may append (global scratch)
@@ -166,7 +168,7 @@ def _param_fields(signature: Dict[str, str], scratch: int, tma: Dict[int, dict] 
 
 
 def generate_source(signature: Dict[str, str], mode: str = "params", scratch: int = 0,
-                    flavor: str = "bindings", tma: Dict[int, dict] = None) -> str:
+                    flavor: str = "bindings", tma: Dict[tuple, dict] = None) -> str:
     """Python source of `launch(gridX, gridY, gridZ, stream, function, num_warps, shared, *args)`.
 
     `flavor` "bindings": `_cu_launch` is cuda-bindings' cuLaunchKernel (takes
@@ -185,15 +187,16 @@ def generate_source(signature: Dict[str, str], mode: str = "params", scratch: in
              "        b, kp = _main",
              "    else:",
              "        b, kp = _thread_state()"]
-    for i, (name, ty) in enumerate(signature.items()):
-        ty, a = ty.strip(), args[i]
-        if ty == "constexpr":
-            continue
+    for p in runtime_params(signature):
+        i, name, ty = p.path[0], p.name, p.type
+        a, field = access_expr(args[i], p.path), _field_name(p.path)
         if ty.startswith("tensordesc"):
-            for j, (pname, pty, expr) in enumerate(tensordesc_abi.expand(name, ty, i in (tma or {}))):
-                lines += _store_param(f"a{i}_{j}", expr.format(d=a, tm=f"_tm{i}"), pname, i, pty)
+            for j, (pname, pty, expr) in enumerate(
+                    tensordesc_abi.expand(name, ty, p.path in (tma or {}))):
+                lines += _store_param(f"{field}_{j}", expr.format(d=a, tm=f"_tm_{field}"),
+                                      pname, i, pty)
         else:
-            lines += _store_param(f"a{i}", a, name, i, ty)
+            lines += _store_param(field, a, name, i, ty)
     if flavor == "bindings":
         # cuda-bindings types `extra` as an integer address: 0, never None.
         tail = "kp, 0" if mode == "params" else "None, kp"
@@ -345,6 +348,12 @@ def _new_state(Params, fields, mode):
     return buf, addr, (buf, ptrs, size, extra)
 
 
+def _field_name(path) -> str:
+    """Buffer field of the parameter at `path`: `a3` for argument 3, `a3t0t1` for element
+    [0][1] of a tuple argument 3."""
+    return "a" + "t".join(str(j) for j in path)
+
+
 _cache: Dict[tuple, Callable] = {}
 
 
@@ -418,11 +427,11 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
         p = pointer_of(obj, name, index)
         d = _device_ptrs.get(p)
         return d if d is not None else resolve(p, name, index)
-    names = list(signature)
-    for i, meta in tma.items():
-        dtype, _ = tensordesc_abi.parse(signature[names[i]])
-        scope[f"_tm{i}"] = make_encoder(dtype, meta, names[i], i, device_address,
-                                        tensor_map_encode)
+    params = {p.path: p for p in runtime_params(signature)}
+    for path, meta in tma.items():
+        dtype, _ = tensordesc_abi.parse(params[path].type)
+        scope[f"_tm_{_field_name(path)}"] = make_encoder(dtype, meta, params[path].name, path[0],
+                                                         device_address, tensor_map_encode)
     scope.update({
         "_main": (buf, addr), "_owner": threading.get_ident(), "_get_ident": threading.get_ident,
         "_thread_state": thread_state,
@@ -433,7 +442,7 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
         "_launch_failed": _make_failure_handler(launch_fn, ensure_context, check_error),
         "_ArgumentError": ctypes.ArgumentError,
     })
-    exec(compile(src, f"<tritium launcher {','.join(signature.values())}>", "exec"), scope)
+    exec(compile(src, f"<tritium launcher {','.join(map(str, signature.values()))}>", "exec"), scope)
     launch = scope["launch"]
     launch._keepalive = keep      # the raw addresses point into these ctypes objects
     launch.source = src
@@ -454,10 +463,8 @@ class CudaLauncher:
     def __init__(self, src, metadata):
         from .driver import current_stream
         self._stream = current_stream
-        signature = {}
         consts = getattr(src, "constants", {}) or {}
-        for i, (name, ty) in enumerate(src.signature.items()):
-            signature[str(name)] = "constexpr" if (i,) in consts else ty
+        signature = {str(n): ty for n, ty in mark_constexprs(src.signature, consts).items()}
         self._launch = make_launcher(signature, scratch=metadata.get("scratch_args", 0),
                                      tensordesc_meta=metadata.get("tensordesc_meta"))
         self.num_warps = metadata["num_warps"]
