@@ -106,6 +106,7 @@ class JITFunction(KernelInterface):
         self.debug = debug
         self.noinline = bool(noinline)
         self._repr = repr
+        self._fn_name = f"{fn.__module__}.{self.__qualname__}"
         self.launch_metadata = launch_metadata
         signature = inspect.signature(fn)
         raw = list(signature.parameters.values())
@@ -173,8 +174,13 @@ class JITFunction(KernelInterface):
         from .compiler import ast_to_ttir
         return ast_to_ttir(self, specialization, options)
 
+    def repr(self, specialization) -> str:
+        """The kernel's name for tools (upstream's; Inductor replaces it before pickling):
+        the `repr=` callable's answer, else the function's full name."""
+        return self._fn_name if self._repr is None else self._repr(specialization)
+
     def __repr__(self) -> str:
-        return f"JITFunction({self.module}:{self.fn.__qualname__})"
+        return f"JITFunction({self.module}:{self.__qualname__})"
 
     def __getitem__(self, grid):
         if self._binder is None:
