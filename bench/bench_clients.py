@@ -8,7 +8,10 @@ Inductor's Triton CPU backend (`cpu_backend="triton"`) running on tritium. Each 
 its own subprocess with fresh Inductor and Triton cache folders, so both compile from cold.
 
     python bench/bench_clients.py [--quick] [--models mlp,softmax] [--iters 50]
-                                  [--no-indirect-asserts]
+                                  [--no-indirect-asserts] [--liger]
+
+`--liger` adds a second table: Liger-Kernel's ops forward + backward (on the CPU against
+torch eager, the only other side there).
 """
 from __future__ import annotations
 
@@ -139,6 +142,61 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
         print(json.dumps(row), flush=True)
 
 
+def liger_worker(side: str, quick: bool, iters: int) -> None:
+    """Liger-Kernel's ops (tests/clients/liger_ops.py's table), forward + backward, each
+    checked against its torch reference once, then timed. On the CPU the baseline side
+    times the torch references instead (there is no other Triton there)."""
+    import torch
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    if side == "tritium" or dev == "cpu":  # (the CPU's baseline imports Liger, runs torch)
+        import tritium.compat
+        tritium.compat.install()
+    sys.path.insert(0, os.path.join(ROOT, "tests", "clients"))
+    import liger_ops
+    torch.set_default_device(dev)
+    sizes = {"BT": 2048, "H": 2048, "V": 32000} if dev == "cuda" and not quick else \
+        {"BT": 256, "H": 512, "V": 4096} if dev == "cuda" else {"BT": 128, "H": 256, "V": 1024}
+    eager_baseline = dev == "cpu" and side != "tritium"
+    backend = "torch eager" if eager_baseline else \
+        "tritium" if side == "tritium" else f"triton {__import__('triton').__version__}"
+    print(json.dumps({"side": side, "device": dev, "backend": backend}), flush=True)
+    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+    for name, (fn, ref, make) in liger_ops.ops(**sizes).items():
+        row = {"model": name}
+        try:
+            torch.manual_seed(0)
+            graded, fixed = make()
+            f = ref if eager_baseline else fn
+
+            def step():
+                xs = [x.detach().requires_grad_() for x in graded]
+                outs = [o for o in liger_ops._flat(f(*xs, *fixed)) if torch.is_tensor(o)]
+                if xs:
+                    sum(o.float().sum() for o in outs).backward()
+
+            t0 = time.perf_counter()
+            step()
+            sync()
+            row["first_s"] = time.perf_counter() - t0
+            if eager_baseline:
+                row["ok"], row["err"] = True, 0.0
+            else:
+                check = liger_ops.run(name, fn, ref, make)
+                row["ok"], row["err"] = check["err"] <= check["tol"], check["err"]
+            times = []
+            for _ in range(iters):
+                sync()
+                t0 = time.perf_counter()
+                step()
+                sync()
+                times.append(time.perf_counter() - t0)
+            times.sort()
+            row["steady_ms"] = times[len(times) // 2] * 1e3
+        except Exception as e:  # noqa: BLE001
+            row["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:120] if str(e).strip() else ''}"
+        print(json.dumps(row), flush=True)
+
+
 def run_side(side: str, args) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"bench-clients-{side}-") as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
@@ -151,6 +209,8 @@ def run_side(side: str, args) -> dict:
             cmd.append("--quick")
         if args.no_indirect_asserts:
             cmd.append("--no-indirect-asserts")
+        if args.liger_only:
+            cmd.append("--liger-only")
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - t0
@@ -179,23 +239,40 @@ def main() -> None:
                     help="Inductor's assert_indirect_indexing off, on both sides (without it "
                          "Inductor asks for debug=True kernels, which tritium's CPU backend "
                          "runs on its evaluator)")
+    ap.add_argument("--liger", action="store_true",
+                    help="also time Liger-Kernel's ops (needs liger_kernel installed)")
+    ap.add_argument("--liger-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     args.models = [m for m in args.models.split(",") if m]
     if args.iters is None:
         args.iters = 5 if args.quick else 50
     if args.worker:
-        worker(args.worker, args.models, args.quick, args.iters, args.no_indirect_asserts)
+        if args.liger_only:
+            liger_worker(args.worker, args.quick, args.iters)
+        else:
+            worker(args.worker, args.models, args.quick, args.iters, args.no_indirect_asserts)
         return
+    args.liger_only = False
     base, ours = run_side("baseline", args), run_side("tritium", args)
+    table(base, ours, args.models, "torch.compile", "first call with cold caches")
+    if args.liger:
+        args.liger_only = True
+        base, ours = run_side("baseline", args), run_side("tritium", args)
+        table(base, ours, list(ours["rows"]) or list(base["rows"]), "Liger-Kernel",
+              "first forward+backward, compiles included")
+
+
+def table(base, ours, names, title, first) -> None:
     bname, dev = base["head"].get("backend"), base["head"].get("device")
-    print(f"torch.compile on {dev}: {bname} vs tritium"
-          f" (first = first call with cold caches, s; steady = median ms per call)")
-    hdr = (f"{'model':<12} | {bname + ' first':>14} {'steady':>9} | {'tritium first':>14} "
+    print(f"\n{title} on {dev}: {bname} vs tritium"
+          f" (first = {first}, s; steady = median ms per call)")
+    width = max([12] + [len(n) for n in names])
+    hdr = (f"{'model':<{width}} | {bname + ' first':>14} {'steady':>9} | {'tritium first':>14} "
            f"{'steady':>9} | {'first x':>7} {'steady x':>8} | check")
     print(hdr)
     print("-" * len(hdr))
-    for name in args.models:
+    for name in names:
         b, t = base["rows"].get(name), ours["rows"].get(name)
         bf, bs, bcheck = cell(b)
         tf, ts, tcheck = cell(t)
@@ -203,7 +280,7 @@ def main() -> None:
         fx = f"{b['first_s'] / t['first_s']:.2f}" if both else "-"
         sx = f"{b['steady_ms'] / t['steady_ms']:.2f}" if both else "-"
         check = tcheck if bcheck == "ok" else f"{bname}: {bcheck}; tritium: {tcheck}"
-        print(f"{name:<12} | {bf:>14} {bs:>9} | {tf:>14} {ts:>9} | {fx:>7} {sx:>8} | {check}")
+        print(f"{name:<{width}} | {bf:>14} {bs:>9} | {tf:>14} {ts:>9} | {fx:>7} {sx:>8} | {check}")
     print(f"(x = {bname} time / tritium time: above 1 means tritium is faster; "
           f"whole runs {base['wall']:.0f} s vs {ours['wall']:.0f} s)")
 

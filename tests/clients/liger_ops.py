@@ -8,14 +8,8 @@ largest error of the outputs and of every input gradient, and the tolerance.
 import json
 import sys
 
-import tritium.compat
-
-tritium.compat.install()
-
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
-import liger_kernel.transformers.functional as LF  # noqa: E402
+import torch
+import torch.nn.functional as F
 
 
 def rotate_half(x):
@@ -49,11 +43,13 @@ def jsd_ref(log_q, log_p, beta=0.5):
     return loss.sum() / log_q.shape[0]
 
 
-def ops():
-    """name -> (liger function, torch reference, input maker); inputs marked for grad are
-    the float tensors the maker returns in its first tuple."""
+def ops(BT=37, H=96, V=211):
+    """name -> (liger function, torch reference, input maker); the maker returns (inputs
+    to differentiate, other inputs). BT rows, H hidden size, V vocabulary (ragged by
+    default). Liger is imported here: with compat installed first, it runs on tritium
+    (bench/bench_clients.py also times it on upstream Triton)."""
+    import liger_kernel.transformers.functional as LF
     r = torch.randn
-    BT, H, V = 37, 96, 211   # rows, hidden size, vocabulary (ragged on purpose)
 
     def targets(n, v, ignore=True):
         t = torch.randint(0, v, (n,))
@@ -62,7 +58,7 @@ def ops():
         return t
 
     def rope_inputs():
-        bsz, nq, nk, seq, hd = 2, 4, 2, 11, 32
+        bsz, nq, nk, seq, hd = 2, 4, 2, max(11, BT // 8), 32
         pos = torch.arange(seq, dtype=torch.float32)[:, None]
         inv = 1.0 / (10000 ** (torch.arange(0, hd, 2, dtype=torch.float32) / hd))
         emb = torch.cat([pos * inv, pos * inv], dim=-1)[None]
@@ -102,7 +98,7 @@ def ops():
         "sparsemax": (LF.liger_sparsemax, sparsemax_ref, lambda: ((r(BT, 53),), ())),
         "group_norm": (lambda x, w, b: LF.liger_group_norm(x, w, b, 8, 4, 1e-6),
                        lambda x, w, b: F.group_norm(x, 4, w, b, 1e-6),
-                       lambda: ((r(3, 8, 45), r(8), r(8)), ())),
+                       lambda: ((r(max(3, BT // 64), 8, H // 2 - 3), r(8), r(8)), ())),
         "rope": (lambda q, k, c, s: LF.liger_rope(q, k, c, s), rope_ref, rope_inputs),
         "cross_entropy": (lambda x, t: LF.liger_cross_entropy(x, t, label_smoothing=0.1),
                           lambda x, t: F.cross_entropy(x, t, label_smoothing=0.1),
@@ -156,6 +152,8 @@ def run(name, fn, ref, make):
 
 
 def main():
+    import tritium.compat
+    tritium.compat.install()
     seed, names = int(sys.argv[1]), sys.argv[2:]
     table = ops()
     for name in names or list(table):
