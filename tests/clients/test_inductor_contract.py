@@ -132,3 +132,21 @@ print(done.returncode, "--read-fd" in done.stdout)
 """, tmp_path, "probe.py")
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["True", "0", "True"], out.stdout + out.stderr[-2000:]
+
+
+def test_inductor_finds_a_kernels_cache_folder_by_its_hash(tmp_path):
+    # Inductor's kernel bundler (and, on a GPU, its static launcher) looks for a kernel's
+    # files at <TRITON_CACHE_DIR>/<triton_hash_to_path_key(kernel.hash)>/<name>.<ext>.
+    pytest.importorskip("torch")
+    import tritium.compat
+    from tritium.runtime import knobs
+    if knobs.cpu_path() != "native":
+        pytest.skip("only the compiled CPU path writes kernels to the disk cache")
+    k = compile(ASTSource(axpy, SIG, {"BLOCK": 32}), target=CPU)
+    tritium.compat.install()
+    try:
+        from torch._inductor.runtime.runtime_utils import triton_hash_to_path_key
+        folder = os.path.join(os.environ["TRITON_CACHE_DIR"], triton_hash_to_path_key(k.hash))
+    finally:
+        tritium.compat.uninstall()
+    assert os.path.isfile(os.path.join(folder, "axpy.json")), os.listdir(os.path.dirname(folder))

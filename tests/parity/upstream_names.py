@@ -42,7 +42,7 @@ NAMES = {
     "triton.runtime.cache": ["CacheManager", "FileCacheManager", "RemoteCacheBackend",
                              "RedisRemoteCacheBackend", "RemoteCacheManager", "get_cache_manager",
                              "get_override_manager", "get_dump_manager", "make_so_cache_key",
-                             "triton_key", "_base64", "_base32", "knobs"],
+                             "triton_key", "_base32", "knobs"],
     "triton.testing": ["assert_close", "Benchmark", "do_bench", "do_bench_cudagraph", "Mark",
                        "perf_report", "get_dram_gbps", "get_max_tensorcore_tflops",
                        "get_max_simd_tflops", "nvsmi", "set_gpu_clock"],
