@@ -19,9 +19,35 @@ import torch.nn as nn  # noqa: E402
 
 import tritium.knobs  # noqa: E402
 
+import triton  # noqa: E402  (tritium, through compat)
+import triton.language as tl  # noqa: E402
+
 inductor_config.cpu_backend = "triton"
 COMPILES = []
 tritium.knobs.compilation.listener = lambda **kw: COMPILES.append(kw["src"].name)
+
+
+@triton.constexpr_function
+def half_of(n):
+    return n // 2
+
+
+@triton.jit
+def gelu_rows(X, Out, n_cols, BLOCK: tl.constexpr):
+    # A user's kernel called inside a compiled function: Inductor copies it (and the
+    # constexpr function it calls) into the module it generates.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < n_cols
+    x = tl.load(X + row * n_cols + cols, mask=m)
+    y = x * tl.sigmoid(1.702 * x) + half_of(BLOCK) * 0.0
+    tl.store(Out + row * n_cols + cols, y, mask=m)
+
+
+def user_kernel(x):
+    y = torch.empty_like(x)
+    gelu_rows[(x.shape[0],)](x, y, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
+    return y * 2 + 1
 
 
 def models():
@@ -46,6 +72,7 @@ def models():
         "mlp_train": (mlp, (r(19, 40),), True),
         "transformer": (layer, (r(2, 10, 32),), False),
         "conv_bn": (conv, (r(2, 3, 12, 12),), False),
+        "user_kernel": (user_kernel, (r(13, 70),), False),
     }
 
 

@@ -17,7 +17,7 @@ pytest.importorskip("torch", reason="torch.compile needs torch")
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODELS = ["pointwise", "pointwise_bf16", "softmax", "layernorm", "reductions", "embedding",
-          "mlp_train", "transformer", "conv_bn"]
+          "mlp_train", "transformer", "conv_bn", "user_kernel"]
 
 
 def run_models(tmp_path, seed, names, *flags):
