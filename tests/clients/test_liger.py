@@ -5,20 +5,12 @@ input gradient against torch references. The ops run in one fresh interpreter
 (`liger_ops.py`), since compat must be installed before Liger imports triton.
 Liger-Kernel is not a declared dependency (its wheel requires upstream triton): install it
 with `pip install --no-deps liger-kernel` to run these."""
-import json
-import os
-import random
-import subprocess
-import sys
-
 import pytest
 
 pytest.importorskip("torch", reason="Liger-Kernel needs torch")
 pytest.importorskip("liger_kernel", reason="Liger-Kernel is not installed "
                     "(pip install --no-deps liger-kernel)")
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
 OPS = ["rms_norm", "rms_norm_bf16", "layer_norm", "fused_add_rms_norm", "poly_norm", "swiglu",
        "geglu", "relu_squared", "dyt", "softmax", "sparsemax", "group_norm", "rope",
        "cross_entropy", "cross_entropy_softcap", "fused_linear_cross_entropy",
@@ -26,24 +18,8 @@ OPS = ["rms_norm", "rms_norm_bf16", "layer_norm", "fused_add_rms_norm", "poly_no
 
 
 @pytest.fixture(scope="module")
-def seed():
-    # One run covers every op: one seed for the module (TRITIUM_TEST_SEED replays it).
-    return int(os.environ.get("TRITIUM_TEST_SEED", random.randrange(2 ** 31)))
-
-
-@pytest.fixture(scope="module")
-def results(tmp_path_factory, seed):
-    tmp = tmp_path_factory.mktemp("liger")
-    env = dict(os.environ, PYTHONPATH=ROOT, TRITON_CACHE_DIR=str(tmp / "triton"))
-    proc = subprocess.run([sys.executable, os.path.join(HERE, "liger_ops.py"), str(seed), *OPS],
-                          capture_output=True, text=True, env=env, timeout=600)
-    rows = {}
-    for line in proc.stdout.splitlines():
-        if line.startswith("{"):
-            row = json.loads(line)
-            rows[row["op"]] = row
-    assert rows, f"no results (rc {proc.returncode}):\n{proc.stderr[-4000:]}"
-    return rows
+def results(tmp_path_factory, seed, client):
+    return client("liger_ops.py", [seed, *OPS], "op", tmp_path_factory.mktemp("liger"))
 
 
 @pytest.mark.parametrize("op", OPS)
