@@ -36,3 +36,17 @@ def run_client(script, args, key, tmp_path, **env):
 @pytest.fixture(scope="session")
 def client():
     return run_client
+
+
+def check_row(row, name, seed):
+    """One case's row: present, no error, as many results as the reference, within its
+    tolerance."""
+    assert row is not None, f"{name}: no result (the run stopped before it), seed {seed}"
+    assert "error" not in row, f"{name} (seed {seed}): {row['error']}\n{row.get('where', '')}"
+    assert row["same_count"]
+    assert row["err"] <= row["tol"], f"{name} (seed {seed}): error {row['err']} > {row['tol']}"
+
+
+@pytest.fixture(scope="session")
+def check():
+    return check_row

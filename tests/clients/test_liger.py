@@ -23,9 +23,5 @@ def results(tmp_path_factory, seed, client):
 
 
 @pytest.mark.parametrize("op", OPS)
-def test_liger_op_matches_torch_forward_and_backward(results, op, seed):
-    row = results.get(op)
-    assert row is not None, f"{op}: no result (the run stopped before it), seed {seed}"
-    assert "error" not in row, f"{op} (seed {seed}): {row['error']}\n{row.get('where', '')}"
-    assert row["same_count"]
-    assert row["err"] <= row["tol"], f"{op} (seed {seed}): error {row['err']} > {row['tol']}"
+def test_liger_op_matches_torch_forward_and_backward(results, op, seed, check):
+    check(results.get(op), op, seed)
