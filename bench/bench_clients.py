@@ -53,8 +53,10 @@ def build(name: str, dev: str, quick: bool):
     if name == "layernorm":
         return (nn.LayerNorm(d).to(dev, dt), (rnd(n, d),), tol, False)
     if name == "reductions":
-        return (lambda x: (x.sum(0), x.amax(1), x.var(1), x.argmax(1)), (rnd(n, d + 5),),
-                tol * 10, False)
+        # (no argmax: fp16 rows of thousands of values tie at their maximum often enough
+        # that an index comparison would report a mismatch that is none)
+        return (lambda x: (x.sum(0), x.amax(1), x.var(1), torch.cumsum(x, 1)),
+                (rnd(n, d + 5),), tol * 10, False)
     if name == "embedding":
         emb = nn.Embedding(1000, d).to(dev, dt)
         return (lambda i: emb(i).sum(1) * 2.0,
