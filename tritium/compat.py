@@ -128,6 +128,8 @@ def install(force: bool = False) -> None:
             del sys.modules[name]
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+    from . import compat_inductor
+    compat_inductor.install()  # Inductor's compile workers see tritium too
     if not isinstance(sys.modules.get("triton"), _TritonFacade):
         import tritium
         sys.modules["triton"] = _TritonFacade(tritium)
@@ -145,6 +147,8 @@ def install(force: bool = False) -> None:
 
 
 def uninstall() -> None:
+    from . import compat_inductor
+    compat_inductor.uninstall()
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
     for name in [n for n in sys.modules if n == "triton" or n.startswith("triton.")]:
@@ -162,8 +166,9 @@ def run_module(argv) -> None:
                          "[args]")
     install()
     sys.argv = list(argv)
-    # The tritium module itself runs, fresh, as __main__ (an alias has no code of its own).
-    target = target_name(argv[0])
+    # The tritium module itself runs, fresh, as __main__ (an alias has no code of its own);
+    # another module (Inductor's compile worker) runs as itself, seeing tritium as triton.
+    target = target_name(argv[0]) if argv[0].split(".")[0] == "triton" else argv[0]
     sys.modules.pop(target, None)
     runpy.run_module(target, run_name="__main__", alter_sys=True)
 

@@ -154,12 +154,13 @@ class _Compilation:
         if self.shared is not None:
             metadata["shared"] = self.shared
         metadata.setdefault("shared", 0)
-        if not self.later:  # a single-stage backend: nothing worth caching on disk
-            return self._dump_all(CompiledKernel(src, asm, metadata, self.backend, used, products),
-                                  _first_text(product, debug_info=True))
         key = disk_cache.kernel_key(_first_text(product, debug_info=True), options,
                                     str(self.target), _backend_hash(self.backend))
+        # Every kernel has its hash, as upstream's (Inductor files kernels by it).
         metadata["hash"] = key
+        if not self.later:  # a single-stage backend: nothing worth caching on disk
+            return self._dump_all(CompiledKernel(src, asm, metadata, self.backend, used, products),
+                                  key)
         cache = disk_cache.FileCache(key)
         dump, override = knobs.kernel_dump(), knobs.kernel_override()
         all_stages = [src.ext] + self.later
@@ -203,10 +204,8 @@ class _Compilation:
         # The first stage's product stays an object (the CPU evaluates its TTIR module).
         return CompiledKernel(src, asm, metadata, self.backend, used, products)
 
-    def _dump_all(self, kernel, key_text):
+    def _dump_all(self, kernel, key):
         if knobs.kernel_dump():
-            key = disk_cache.kernel_key(key_text, self.options, str(self.target),
-                                        _backend_hash(self.backend))
             for stage in kernel.asm.keys():
                 disk_cache._dump(key, self.fname, stage, kernel.asm[stage])
         return kernel

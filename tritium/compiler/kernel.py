@@ -33,6 +33,16 @@ class KernelMetadata(dict):
         return dict(self)
 
 
+def as_kernel_metadata(metadata) -> KernelMetadata:
+    if isinstance(metadata, KernelMetadata):
+        return metadata
+    if hasattr(metadata, "_asdict"):  # a namedtuple
+        metadata = metadata._asdict()
+    metadata = KernelMetadata(metadata)
+    metadata["target"] = _target_of(metadata["target"])
+    return metadata
+
+
 def _target_of(value) -> GPUTarget:
     if isinstance(value, GPUTarget):
         return value
@@ -114,6 +124,9 @@ class CompiledKernel:
     def _init_handles(self) -> None:
         if self._run is not None:
             return
+        # Inductor pickles kernels from its compile workers with the metadata as a plain
+        # namedtuple (upstream's type) and restores them bypassing __init__: make it ours again.
+        self.metadata = as_kernel_metadata(self.metadata)
         from ..runtime.driver import driver_for_target
         drv = driver_for_target(self.metadata.target)
         device = drv.get_current_device()

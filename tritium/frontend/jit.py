@@ -108,6 +108,7 @@ class JITFunction(KernelInterface):
         self.debug = debug
         self.noinline = bool(noinline)
         self._repr = repr
+        self._fn_name = f"{fn.__module__}.{self.__qualname__}"
         self.launch_metadata = launch_metadata
         signature = inspect.signature(fn)
         raw = list(signature.parameters.values())
@@ -175,8 +176,13 @@ class JITFunction(KernelInterface):
         from .compiler import ast_to_ttir
         return ast_to_ttir(self, specialization, options)
 
+    def repr(self, specialization) -> str:
+        """The kernel's name for tools (upstream's; Inductor replaces it before pickling):
+        the `repr=` callable's answer, else the function's full name."""
+        return self._fn_name if self._repr is None else self._repr(specialization)
+
     def __repr__(self) -> str:
-        return f"JITFunction({self.module}:{self.fn.__qualname__})"
+        return f"JITFunction({self.module}:{self.__qualname__})"
 
     def __getitem__(self, grid):
         if self._binder is None:
@@ -435,3 +441,12 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
 
 def source_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def __getattr__(name):
+    # Upstream's home of these is triton.runtime.jit (Inductor checks isinstance against
+    # it); they live with the other builtins, which import this module: looked up late.
+    if name in ("ConstexprFunction", "constexpr_function"):
+        from ..language import builtins
+        return getattr(builtins, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -47,19 +47,54 @@ class slice:
         self.start, self.stop, self.step = start, stop, step
 
 
+class ConstexprFunction:
+    """A plain Python function run at compile time on constexpr arguments inside a kernel;
+    its result comes back as a constexpr (called from Python, as is). Upstream's class
+    (`triton.runtime.jit.ConstexprFunction`): `fn` and `src` are what Inductor reads to copy
+    the function into the module it generates around a user's kernel."""
+    __triton_builtin__ = True
+
+    def __init__(self, fn):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    @functools.cached_property
+    def src(self) -> str:
+        """The source from `def` on (decorators dropped), as upstream's."""
+        import inspect
+        import re
+        import textwrap
+        text = textwrap.dedent(inspect.getsource(self.fn))
+        match = re.search(r"^def\s+\w+\s*\(", text, re.MULTILINE)
+        return text[match.start():] if match else text
+
+    def __call__(self, *args, _semantic=None, **kwargs):
+        args = [_unwrap_if_constexpr(a) for a in args]
+        kwargs = {k: _unwrap_if_constexpr(v) for k, v in kwargs.items()}
+        result = self.fn(*args, **kwargs)
+        return result if _semantic is None else constexpr(result)
+
+    def __get__(self, obj, objtype=None):  # a method of an aggregate: bound to it
+        return self if obj is None else _BoundConstexprFunction(obj, self)
+
+    def __repr__(self) -> str:
+        return f"ConstexprFunction({getattr(self.fn, '__qualname__', self.fn)})"
+
+
+class _BoundConstexprFunction:
+    __triton_builtin__ = True
+
+    def __init__(self, obj, function):
+        self.__self__, self.function = obj, function
+
+    def __call__(self, *args, _semantic=None, **kwargs):
+        return self.function(self.__self__, *args, _semantic=_semantic, **kwargs)
+
+
 def constexpr_function(f):
     """Let a plain Python function run at compile time on constexpr arguments inside a
     kernel; its result comes back as a constexpr (called from Python, as is)."""
-
-    @functools.wraps(f)
-    def wrapper(*args, _semantic=None, **kwargs):
-        args = [_unwrap_if_constexpr(a) for a in args]
-        kwargs = {k: _unwrap_if_constexpr(v) for k, v in kwargs.items()}
-        result = f(*args, **kwargs)
-        return result if _semantic is None else constexpr(result)
-
-    wrapper.__triton_builtin__ = True
-    return wrapper
+    return ConstexprFunction(f)
 
 
 def get_int_dtype(bitwidth: int, signed: bool) -> dtype:

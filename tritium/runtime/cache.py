@@ -65,10 +65,9 @@ def triton_key() -> str:
     return f"{__version__}-{tritium_key()}"
 
 
-def _base64(key: str) -> str:
-    return base64.urlsafe_b64encode(bytes.fromhex(key)).decode("utf-8").rstrip("=")
-
-
+# No `_base64`: upstream 3.6 has only `_base32`, and torch maps a kernel's hash to its cache
+# folder with `_base64` when the module has one (an older Triton's naming), which would send
+# Inductor's kernel bundler and static launcher to folders that do not exist.
 def _base32(key: str) -> str:
     return dir_name(key)
 

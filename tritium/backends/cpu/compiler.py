@@ -53,6 +53,9 @@ class NoUsage(int):
     def __rtruediv__(self, other):
         return float("inf")
 
+    def __reduce__(self):  # pickled with the metadata (Inductor's compile workers)
+        return NoUsage, ()
+
     def __repr__(self) -> str:
         return "0"
 

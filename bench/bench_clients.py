@@ -1,0 +1,291 @@
+"""torch.compile (Inductor) through tritium vs the other Triton (or Inductor's C++ backend):
+cold compile time (the first call, with empty caches) and steady-state time per model, each
+checked against eager. One side-by-side table.
+
+On a GPU the two sides are upstream Triton (plain) and tritium (`tritium.compat.install()`
+before torch imports triton). On the CPU they are Inductor's default C++ backend and
+Inductor's Triton CPU backend (`cpu_backend="triton"`) running on tritium. Each side runs in
+its own subprocess with fresh Inductor and Triton cache folders, so both compile from cold.
+
+    python bench/bench_clients.py [--quick] [--models mlp,softmax] [--iters 50]
+                                  [--no-indirect-asserts] [--liger]
+
+`--liger` adds a second table: Liger-Kernel's ops forward + backward (on the CPU against
+torch eager, the only other side there).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+MODELS = ("pointwise", "softmax", "layernorm", "reductions", "embedding", "mlp",
+          "mlp_train", "transformer", "conv_bn")
+
+
+def build(name: str, dev: str, quick: bool):
+    """(callable, inputs, tolerance, needs_grad) of one model; sizes shrink with --quick and
+    on the CPU (Inductor's Triton CPU kernels are not the point of a long run)."""
+    import torch
+    import torch.nn as nn
+    small = quick or dev == "cpu"
+    n = 256 if small else 8192       # rows
+    d = 256 if small else 1024       # features
+    dt = torch.float32 if dev == "cpu" else torch.float16
+    tol = 1e-4 if dt == torch.float32 else 2e-2
+
+    def rnd(*shape, dtype=dt):
+        return torch.randn(*shape, device=dev, dtype=dtype)
+
+    if name == "pointwise":
+        return (lambda x, y: torch.sigmoid(x) * torch.tanh(y) + torch.exp(-x * x) / (1 + y * y),
+                (rnd(n, d + 3), rnd(n, d + 3)), tol, False)
+    if name == "softmax":
+        return (lambda x: torch.softmax(x * 0.5, dim=-1), (rnd(n, d + 1),), tol, False)
+    if name == "layernorm":
+        return (nn.LayerNorm(d).to(dev, dt), (rnd(n, d),), tol, False)
+    if name == "reductions":
+        # (no argmax: fp16 rows of thousands of values tie at their maximum often enough
+        # that an index comparison would report a mismatch that is none)
+        return (lambda x: (x.sum(0), x.amax(1), x.var(1), torch.cumsum(x, 1)),
+                (rnd(n, d + 5),), tol * 10, False)
+    if name == "embedding":
+        emb = nn.Embedding(1000, d).to(dev, dt)
+        return (lambda i: emb(i).sum(1) * 2.0,
+                (torch.randint(0, 1000, (n // 4, 8), device=dev),), tol, False)
+    if name in ("mlp", "mlp_train"):
+        mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d),
+                            nn.LayerNorm(d)).to(dev, dt)
+        return mlp, (rnd(n, d),), tol * 10, name == "mlp_train"
+    if name == "transformer":
+        layer = nn.TransformerEncoderLayer(d // 2, 4, d, dropout=0.0, batch_first=True)
+        return layer.to(dev, dt), (rnd(4 if small else 16, 32 if small else 256, d // 2),), \
+            tol * 10, True
+    if name == "conv_bn":
+        block = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+                              nn.Conv2d(16, 8, 3, padding=1)).to(dev, dt).eval()
+        return block, (rnd(2 if small else 32, 3, 24 if small else 128, 24 if small else 128),), \
+            tol * 10, False
+    raise KeyError(name)
+
+
+def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None:
+    """One side, in this (fresh) process: one JSON line per model."""
+    if side == "tritium":
+        import tritium.compat
+        tritium.compat.install()
+    import torch
+    import torch._inductor.config as inductor_config
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    if no_asserts:
+        # Inductor compiles its Triton kernels with debug=True while this is on (its
+        # default), which on tritium's CPU backend means the evaluator, not compiled code.
+        inductor_config.assert_indirect_indexing = False
+    if dev == "cpu" and side == "tritium":
+        inductor_config.cpu_backend = "triton"
+    if dev == "cuda":
+        import triton
+        origin = "tritium" if getattr(triton, "__tritium__", False) else f"triton {triton.__version__}"
+    else:
+        origin = "tritium" if side == "tritium" else "C++"
+    print(json.dumps({"side": side, "device": dev, "backend": origin}), flush=True)
+    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+    for name in models:
+        row = {"model": name}
+        try:
+            torch.manual_seed(0)
+            fn, inputs, tol, grad = build(name, dev, quick)
+            if grad:
+                inputs = tuple(x.requires_grad_() if x.is_floating_point() else x for x in inputs)
+            torch._dynamo.reset()
+            cfn = torch.compile(fn)
+
+            def step(f):
+                out = f(*inputs)
+                if grad:
+                    out.float().square().mean().backward()
+                return out
+
+            with torch.set_grad_enabled(grad):
+                sync()
+                t0 = time.perf_counter()
+                out = step(cfn)
+                sync()
+                row["first_s"] = time.perf_counter() - t0
+                ref = step(fn)
+                outs = out if isinstance(out, tuple) else (out,)
+                refs = ref if isinstance(ref, tuple) else (ref,)
+                err = max(float((o.detach().double() - r.detach().double()).abs().max())
+                          for o, r in zip(outs, refs))
+                scale = max(float(r.detach().double().abs().max()) for r in refs) or 1.0
+                row["ok"] = err <= tol * max(1.0, scale)
+                row["err"] = err
+                for _ in range(3):
+                    step(cfn)
+                times = []
+                for _ in range(iters):
+                    sync()
+                    t0 = time.perf_counter()
+                    step(cfn)
+                    sync()
+                    times.append(time.perf_counter() - t0)
+                times.sort()
+                row["steady_ms"] = times[len(times) // 2] * 1e3
+        except Exception as e:  # noqa: BLE001  (one model's failure is a row, not the end)
+            row["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:120] if str(e).strip() else ''}"
+        print(json.dumps(row), flush=True)
+
+
+def liger_worker(side: str, quick: bool, iters: int) -> None:
+    """Liger-Kernel's ops (tests/clients/liger_ops.py's table), forward + backward, each
+    checked against its torch reference once, then timed. On the CPU the baseline side
+    times the torch references instead (there is no other Triton there)."""
+    import torch
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    if side == "tritium" or dev == "cpu":  # (the CPU's baseline imports Liger, runs torch)
+        import tritium.compat
+        tritium.compat.install()
+    sys.path.insert(0, os.path.join(ROOT, "tests", "clients"))
+    import liger_ops
+    torch.set_default_device(dev)
+    sizes = {"BT": 2048, "H": 2048, "V": 32000} if dev == "cuda" and not quick else \
+        {"BT": 256, "H": 512, "V": 4096} if dev == "cuda" else {"BT": 128, "H": 256, "V": 1024}
+    eager_baseline = dev == "cpu" and side != "tritium"
+    backend = "torch eager" if eager_baseline else \
+        "tritium" if side == "tritium" else f"triton {__import__('triton').__version__}"
+    print(json.dumps({"side": side, "device": dev, "backend": backend}), flush=True)
+    sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+    for name, (fn, ref, make) in liger_ops.ops(**sizes).items():
+        row = {"model": name}
+        try:
+            torch.manual_seed(0)
+            graded, fixed = make()
+            f = ref if eager_baseline else fn
+
+            def step():
+                xs = [x.detach().requires_grad_() for x in graded]
+                outs = [o for o in liger_ops._flat(f(*xs, *fixed)) if torch.is_tensor(o)]
+                if xs:
+                    sum(o.float().sum() for o in outs).backward()
+
+            t0 = time.perf_counter()
+            step()
+            sync()
+            row["first_s"] = time.perf_counter() - t0
+            if eager_baseline:
+                row["ok"], row["err"] = True, 0.0
+            else:
+                check = liger_ops.run(name, fn, ref, make)
+                row["ok"], row["err"] = check["err"] <= check["tol"], check["err"]
+            times = []
+            for _ in range(iters):
+                sync()
+                t0 = time.perf_counter()
+                step()
+                sync()
+                times.append(time.perf_counter() - t0)
+            times.sort()
+            row["steady_ms"] = times[len(times) // 2] * 1e3
+        except Exception as e:  # noqa: BLE001
+            row["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:120] if str(e).strip() else ''}"
+        print(json.dumps(row), flush=True)
+
+
+def run_side(side: str, args) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"bench-clients-{side}-") as tmp:
+        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
+                   TRITON_CACHE_DIR=os.path.join(tmp, "triton"),
+                   PYTHONPATH=os.pathsep.join([ROOT] + [p for p in
+                                               os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", side,
+               "--models", ",".join(args.models), "--iters", str(args.iters)]
+        if args.quick:
+            cmd.append("--quick")
+        if args.no_indirect_asserts:
+            cmd.append("--no-indirect-asserts")
+        if args.liger_only:
+            cmd.append("--liger-only")
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    if not lines or proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-3000:])
+    head = lines[0] if lines else {"backend": side, "device": "?"}
+    return {"head": head, "rows": {r["model"]: r for r in lines[1:]}, "wall": wall}
+
+
+def cell(row) -> tuple:
+    if row is None:
+        return ("-", "-", "missing")
+    if "error" in row:
+        return ("-", "-", "FAIL " + row["error"][:60])
+    return (f"{row['first_s']:.2f}", f"{row['steady_ms']:.3f}",
+            "ok" if row["ok"] else f"MISMATCH {row['err']:.1e}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small inputs, few iterations")
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--iters", type=int, default=None)
+    ap.add_argument("--no-indirect-asserts", action="store_true",
+                    help="Inductor's assert_indirect_indexing off, on both sides (without it "
+                         "Inductor asks for debug=True kernels, which tritium's CPU backend "
+                         "runs on its evaluator)")
+    ap.add_argument("--liger", action="store_true",
+                    help="also time Liger-Kernel's ops (needs liger_kernel installed)")
+    ap.add_argument("--liger-only", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    args.models = [m for m in args.models.split(",") if m]
+    if args.iters is None:
+        args.iters = 5 if args.quick else 50
+    if args.worker:
+        if args.liger_only:
+            liger_worker(args.worker, args.quick, args.iters)
+        else:
+            worker(args.worker, args.models, args.quick, args.iters, args.no_indirect_asserts)
+        return
+    args.liger_only = False
+    base, ours = run_side("baseline", args), run_side("tritium", args)
+    table(base, ours, args.models, "torch.compile", "first call with cold caches")
+    if args.liger:
+        args.liger_only = True
+        base, ours = run_side("baseline", args), run_side("tritium", args)
+        table(base, ours, list(ours["rows"]) or list(base["rows"]), "Liger-Kernel",
+              "first forward+backward, compiles included")
+
+
+def table(base, ours, names, title, first) -> None:
+    bname, dev = base["head"].get("backend"), base["head"].get("device")
+    print(f"\n{title} on {dev}: {bname} vs tritium"
+          f" (first = {first}, s; steady = median ms per call)")
+    width = max([12] + [len(n) for n in names])
+    hdr = (f"{'model':<{width}} | {bname + ' first':>14} {'steady':>9} | {'tritium first':>14} "
+           f"{'steady':>9} | {'first x':>7} {'steady x':>8} | check")
+    print(hdr)
+    print("-" * len(hdr))
+    for name in names:
+        b, t = base["rows"].get(name), ours["rows"].get(name)
+        bf, bs, bcheck = cell(b)
+        tf, ts, tcheck = cell(t)
+        both = b and t and "error" not in b and "error" not in t
+        fx = f"{b['first_s'] / t['first_s']:.2f}" if both else "-"
+        sx = f"{b['steady_ms'] / t['steady_ms']:.2f}" if both else "-"
+        check = tcheck if bcheck == "ok" else f"{bname}: {bcheck}; tritium: {tcheck}"
+        print(f"{name:<{width}} | {bf:>14} {bs:>9} | {tf:>14} {ts:>9} | {fx:>7} {sx:>8} | {check}")
+    print(f"(x = {bname} time / tritium time: above 1 means tritium is faster; "
+          f"whole runs {base['wall']:.0f} s vs {ours['wall']:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
