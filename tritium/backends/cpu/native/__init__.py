@@ -61,11 +61,12 @@ def make_llir(module, metadata, line_info: bool = False) -> str:
     """The "llir" stage: LLVM IR text of the kernel, or "" when it runs on the evaluator.
     The launcher's argument kinds and the print sites go into the metadata. `line_info`:
     a line table too (`!dbg`; the explain tool asks for it)."""
-    from .jit import vector_bits
+    from .jit import host_key, vector_bits
     from .module import lower_kernel
     name = metadata["name"]
     try:
-        llir, kinds, sites = lower_kernel(module, name, vector_bits(), line_info)
+        llir, kinds, sites = lower_kernel(module, name, vector_bits(), line_info,
+                                          x86=host_key().startswith("x86_64"))
     except Exception as e:  # noqa: BLE001  (the evaluator can always run it)
         _fall_back(metadata, e)
         return ""

@@ -178,6 +178,23 @@ class Ctx:
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.debug_table = "0"
         self.op: Optional[Operation] = None
+        # Streaming stores (memory.py): whether this kernel may use them, the launch's
+        # threshold and program count (LLVM operands), whether any was emitted.
+        self.stream_ok = False
+        self.stream_bytes = "0"
+        self.total_programs = "1"
+        self.streamed = False
+        self.nt_node: Optional[int] = None
+        self.func: Optional[Operation] = None
+        self._axis = None
+
+    def axis_info(self):
+        """Contiguity and divisibility of the kernel's integers and pointers (the GPU's
+        AxisInfo analysis), computed on first use."""
+        if self._axis is None:
+            from ....gpu.axis_info import AxisInfoAnalysis
+            self._axis = AxisInfoAnalysis(self.func)
+        return self._axis
 
     # -- names and text
     def fresh(self, stem: str = "v") -> str:

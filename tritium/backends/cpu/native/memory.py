@@ -11,6 +11,7 @@ from __future__ import annotations
 from ....ir import types as T
 from ....ir.ops import ATOMIC_RMW_OPS
 from .context import TV, Ctx, Unsupported, elem, elementwise, lowers, lty, mem_ty, operand_at
+from .stream import can_stream, streaming_store
 
 _RMW = {v: k for k, v in ATOMIC_RMW_OPS.items()}
 _LLVM_RMW = {"and": "and", "or": "or", "xor": "xor", "add": "add", "fadd": "fadd",
@@ -213,7 +214,15 @@ def _store(cx: Ctx, op):
         c.cond(m, lambda: store_one(c, t, p, operand_at(c, val, idx)))
     st = op.operand(0).type
     if isinstance(st, T.TensorType):
-        unmasked_if_full(cx, mask, lambda: cx.loops(st.shape, lambda idx: one(cx, idx)))
+        def emit():
+            plain = lambda: cx.loops(st.shape, lambda idx: one(cx, idx))  # noqa: E731
+            if (mask is None or id(mask) in cx.known_true) and can_stream(cx, op, st.shape):
+                streaming_store(cx, op, ptr, st.shape,
+                                lambda idx, p: store_one(cx, t, p, operand_at(cx, val, idx)),
+                                plain)
+            else:
+                plain()
+        unmasked_if_full(cx, mask, emit)
     else:
         one(cx, [])
 

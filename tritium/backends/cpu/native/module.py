@@ -4,7 +4,8 @@
 
 `%args` points at one 8-byte slot per value: the grid (x, y, z), then the kernel's runtime
 arguments in IR order (pointers as addresses, integers sign-extended, floats in their low
-bytes), then the id of the kernel's print-site table (debug.py). The loop over linear program ids lives here, so Python calls the kernel once per
+bytes), then the id of the kernel's print-site table (debug.py), then the size in bytes from which a
+launch's block stores stream past the caches (memory.py: `streaming_store`). The loop over linear program ids lives here, so Python calls the kernel once per
 thread per launch; ids map to (x, y, z) with z fastest, as the evaluator orders them.
 """
 from __future__ import annotations
@@ -37,12 +38,17 @@ def _symbol(name: str) -> str:
     return f'@"{name}"'
 
 
-def lower_kernel(module, name: str, vector_bits: int,
-                 line_info: bool = False) -> Tuple[str, List[str], list]:
+# Ops whose meaning depends on the order in which other programs see this one's stores:
+# kernels holding one keep every store ordered (no streaming stores).
+_ORDERED = {"tt.atomic_rmw", "tt.atomic_cas", "tt.print", "tt.inline_asm_elementwise"}
+
+
+def lower_kernel(module, name: str, vector_bits: int, line_info: bool = False,
+                 x86: bool = True) -> Tuple[str, List[str], list]:
     """LLVM IR text of kernel `name`, its argument kinds and its print sites. `line_info`
     tags each instruction with the kernel line of the op it came from (`!dbg`), which puts
     a line table in the object code (the explain tool's host-assembly pane) and changes no
-    machine code."""
+    machine code. `x86`: the host has x86's streaming stores (stream.py)."""
     func = next((op for op in module.regions[0].entry
                  if op.name == "tt.func" and op.attr("sym_name") == name), None)
     if func is None:
@@ -71,6 +77,14 @@ def lower_kernel(module, name: str, vector_bits: int,
             args.append(cx.emit(f"load {ty}, ptr {p}"))
     p = cx.emit(f"getelementptr i64, ptr %args, i64 {3 + len(kinds)}")
     cx.debug_table = cx.emit(f"load i64, ptr {p}")
+    p = cx.emit(f"getelementptr i64, ptr %args, i64 {4 + len(kinds)}")
+    cx.stream_bytes = cx.emit(f"load i64, ptr {p}")
+    total = cx.emit(f"zext i32 {cx.nprog[0]} to i64")
+    for d in (1, 2):
+        total = cx.emit(f"mul i64 {total}, {cx.emit(f'zext i32 {cx.nprog[d]} to i64')}")
+    cx.total_programs = total
+    cx.stream_ok = x86 and not any(o.name in _ORDERED for o in func.walk())
+    cx.func = func
     gyz = cx.emit(f"mul i32 {cx.nprog[1]}, {cx.nprog[2]}")
     cx.br("prog")
     cx.start_block("prog")
@@ -91,7 +105,12 @@ def lower_kernel(module, name: str, vector_bits: int,
     text = [*cx.globals, "",
             f"define void {_symbol(name)}(ptr noalias nocapture readonly %args, i32 %first, "
             f"i32 %last) #0{f' !dbg !{cx.scope}' if cx.scope is not None else ''} {{",
-            "entry:", *cx.allocas, *body, "done:", "  ret void", "}", "",
+            "entry:", *cx.allocas, *body, "done:",
+            # Streaming stores are weakly ordered: drain them before the caller (and the
+            # thread pool's join) may read what they wrote.
+            *(["  call void @llvm.x86.sse.sfence()"] if cx.streamed else []),
+            "  ret void", "}", "",
+            *(["declare void @llvm.x86.sse.sfence()"] if cx.streamed else []),
             *cx.decls.values(), "", *cx.meta, "",
             'attributes #0 = { nounwind "frame-pointer"="none" }']
     if cx.line_info is not None:
