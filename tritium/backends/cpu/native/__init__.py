@@ -63,9 +63,10 @@ def make_llir(module, metadata, line_info: bool = False) -> str:
     a line table too (`!dbg`; the explain tool asks for it)."""
     from .jit import host_key, vector_bits
     from .module import lower_kernel
+    from .prepare import for_host
     name = metadata["name"]
     try:
-        llir, kinds, sites = lower_kernel(module, name, vector_bits(), line_info,
+        llir, kinds, sites = lower_kernel(for_host(module), name, vector_bits(), line_info,
                                           x86=host_key().startswith("x86_64"))
     except Exception as e:  # noqa: BLE001  (the evaluator can always run it)
         _fall_back(metadata, e)

@@ -54,7 +54,7 @@ def lower_kernel(module, name: str, vector_bits: int, line_info: bool = False,
     if func is None:
         raise KeyError(f"no tt.func named '{name}'")
     if any(o.name == "tt.call" for o in func.walk()):
-        raise Unsupported("tt.call of a non-inlined function")
+        raise Unsupported("tt.call left after inlining (a recursive call)")
     kinds = arg_kinds(func)
     cx = Ctx(name, vector_bits, line_info)
     if cx.line_info is not None:
