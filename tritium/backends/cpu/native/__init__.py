@@ -106,7 +106,10 @@ def load(obj: bytes, name: str, metadata) -> Optional[NativeKernel]:
     from .debug import bind_symbols
     from .jit import engine_for, missing_symbols
     bind_symbols()
-    if missing_symbols(obj):  # a cached object from a process that had them
+    missing = missing_symbols(obj)
+    if missing:  # a cached object from a process that had them
+        log.warning("kernel '%s' runs on the evaluator: its machine code calls %s, which "
+                    "this process does not provide", name, ", ".join(missing))
         return None
     return NativeKernel(name, kinds, engine_for(obj), metadata.get("cpu_print_sites") or ())
 

@@ -31,6 +31,9 @@ def from_mem(cx: Ctx, t: T.Type, raw: str) -> str:
     mty = mem_ty(t)
     if mty == "i8" and lty(t) == "i1":
         return cx.emit(f"icmp ne i8 {raw}, 0")
+    if mty == "i8" and lty(t) == "float":             # fp8 bits -> float
+        from .fp8 import decode, fp8_format
+        return decode(cx, fp8_format(t), raw)
     if mty == "i16" and lty(t) == "float":            # bf16 bits -> float
         w = cx.emit(f"zext i16 {raw} to i32")
         w = cx.emit(f"shl i32 {w}, 16")
@@ -42,6 +45,9 @@ def to_mem(cx: Ctx, t: T.Type, v: str) -> str:
     mty = mem_ty(t)
     if mty == "i8" and lty(t) == "i1":
         return cx.emit(f"zext i1 {v} to i8")
+    if mty == "i8" and lty(t) == "float":             # fp8: the value is exact
+        from .fp8 import encode, fp8_format
+        return encode(cx, fp8_format(t), v)
     if mty == "i16" and lty(t) == "float":
         w = cx.emit(f"bitcast float {v} to i32")
         w = cx.emit(f"lshr i32 {w}, 16")

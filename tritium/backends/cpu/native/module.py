@@ -40,7 +40,7 @@ def _symbol(name: str) -> str:
 
 # Ops whose meaning depends on the order in which other programs see this one's stores:
 # kernels holding one keep every store ordered (no streaming stores).
-_ORDERED = {"tt.atomic_rmw", "tt.atomic_cas", "tt.print", "tt.inline_asm_elementwise"}
+_ORDERED = {"tt.atomic_rmw", "tt.atomic_cas", "tt.print", "tt.elementwise_inline_asm"}
 
 
 def lower_kernel(module, name: str, vector_bits: int, line_info: bool = False,
