@@ -111,8 +111,10 @@ def _load(cx: Ctx, op):
         cx.set(op.results[0], one(cx, []))
         return
     tv = TV(rt.shape, rt, one, deps=ins, impure=True, cost=2, pw=True)
-    if isinstance(ptr, TV) and rt.shape[-1] > 1 and _reads_buffer(ptr):
-        fill = lambda c, dst: _fill_rows(c, dst, tv, ptr, mask, other, vol)  # noqa: E731
+    if isinstance(ptr, TV) and rt.shape[-1] > 1 and (
+            _reads_buffer(ptr) or _rows_contiguous(cx, op.operand(0))):
+        fill = lambda c, dst: _fill_rows(c, dst, tv, ptr, mask, other, vol,  # noqa: E731
+                                         _rows_contiguous(c, op.operand(0)))
     else:
         fill = lambda c, dst: c.loops(tv.shape, lambda idx: c.store_buf(  # noqa: E731
             dst, tv.shape, t, idx, tv.at(c, idx)))
@@ -159,17 +161,29 @@ def _reads_buffer(tv: TV) -> bool:
     return False
 
 
-def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool) -> None:
-    """Materialise a load whose pointers come from a buffer (a pointer tensor carried by a
-    loop, say), where LLVM cannot see that a row is contiguous: check each row at run time
-    and load it with SIMD loads when its pointers are consecutive, element by element
-    (gathers) otherwise."""
+def _rows_contiguous(cx: Ctx, ptr) -> bool:
+    """Whether the AxisInfo analysis proves each row of pointer tensor `ptr` consecutive."""
+    t = ptr.type
+    return isinstance(t, T.TensorType) and cx.func is not None and \
+        cx.axis_info().get(ptr).contiguity[-1] >= t.shape[-1]
+
+
+def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool,
+               known: bool = False) -> None:
+    """Materialise a load row by row from each row's first pointer, where LLVM cannot see
+    that a row is contiguous (pointers from a buffer, a pointer tensor carried by a loop, or
+    i32 offset arithmetic it cannot prove free of overflow): with `known` (AxisInfo proved
+    it) SIMD loads directly; else check each row at run time and load it with SIMD loads
+    when its pointers are consecutive, element by element (gathers) otherwise."""
     t, shape = tv.t, list(tv.shape)
     mty = mem_ty(t)
     n = shape[-1]
 
     def row(outer):
         p0 = ptr.at(cx, outer + ["0"])
+        if known:
+            load_row(outer, p0, True)
+            return
         okp = cx.alloca("i1")
         cx.do(f"store i1 true, ptr {okp}")
 
@@ -184,23 +198,25 @@ def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool) -> No
         cx.do(f"br i1 {ok}, label %{fast}, label %{slow}")
         for label, contiguous in ((fast, True), (slow, False)):
             cx.start_block(label)
-
-            def elem_(idx, contiguous=contiguous):
-                full = outer + idx[-1:]
-                if contiguous:
-                    p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
-                else:
-                    p = ptr.at(cx, full)
-                if mask is None or id(mask) in cx.known_true:
-                    v = load_one(cx, t, p, vol)
-                else:
-                    m = operand_at(cx, mask, full)
-                    o = operand_at(cx, other, full) if other is not None else _zero(t)
-                    v = cx.cond(m, lambda: load_one(cx, t, p, vol), o, lty(t))
-                cx.store_buf(dst, shape, t, full, v)
-            cx.loops([n], elem_)
+            load_row(outer, p0, contiguous)
             cx.br(join)
         cx.start_block(join)
+
+    def load_row(outer, p0, contiguous):
+        def elem_(idx):
+            full = outer + idx[-1:]
+            if contiguous:
+                p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
+            else:
+                p = ptr.at(cx, full)
+            if mask is None or id(mask) in cx.known_true:
+                v = load_one(cx, t, p, vol)
+            else:
+                m = operand_at(cx, mask, full)
+                o = operand_at(cx, other, full) if other is not None else _zero(t)
+                v = cx.cond(m, lambda: load_one(cx, t, p, vol), o, lty(t))
+            cx.store_buf(dst, shape, t, full, v)
+        cx.loops([n], elem_)
     cx.loops(shape[:-1] or [1], lambda outer: row(outer if shape[:-1] else []))
 
 
