@@ -118,26 +118,21 @@ def _load(cx: Ctx, op):
     else:
         fill = lambda c, dst: c.loops(tv.shape, lambda idx: c.store_buf(  # noqa: E731
             dst, tv.shape, t, idx, tv.at(c, idx)))
-    tv.fill = lambda c, dst: unmasked_if_full(c, mask, lambda: fill(c, dst))
+    mask_v = op.operand(1) if len(op.operands) > 1 else None
+    tv.fill = lambda c, dst: unmasked_if_full(c, mask, lambda: fill(c, dst), mask_v)
     cx.set(op.results[0], tv)
 
 
-def unmasked_if_full(cx: Ctx, mask, emit) -> None:
+def unmasked_if_full(cx: Ctx, mask, emit, mask_value=None) -> None:
     """Emit `emit()` twice, behind a run-time test of whether `mask` is true everywhere:
     in the copy for a full block the mask is known true, so loads and stores are plain SIMD
     (only the ragged last block takes the masked copy). Masks that read memory, or
-    that are already known, are not tested."""
+    that are already known, are not tested. `mask_value` (the TTIR value) lets the test
+    look through broadcasts and `&` (`all_true`)."""
     if not isinstance(mask, TV) or mask.impure or id(mask) in cx.known_true:
         emit()
         return
-    flag = cx.alloca("i1")
-    cx.do(f"store i1 true, ptr {flag}")
-
-    def check(idx):
-        acc = cx.emit(f"load i1, ptr {flag}")
-        cx.do(f"store i1 {cx.emit(f'and i1 {acc}, {mask.at(cx, idx)}')}, ptr {flag}")
-    cx.loops(mask.shape, check, interleave=4)    # 4 chains of mask ANDs, not one
-    full = cx.emit(f"load i1, ptr {flag}")
+    full = all_true(cx, mask_value) if mask_value is not None else _all_elements(cx, mask)
     yes, no, join = cx.label("full"), cx.label("ragged"), cx.label("joined")
     cx.do(f"br i1 {full}, label %{yes}, label %{no}")
     cx.start_block(yes)
@@ -149,6 +144,62 @@ def unmasked_if_full(cx: Ctx, mask, emit) -> None:
     emit()
     cx.br(join)
     cx.start_block(join)
+
+
+_SAME_ELEMENTS = ("tt.broadcast", "tt.expand_dims", "tt.splat", "tt.reshape")
+
+
+def all_true(cx: Ctx, v) -> str:
+    """An i1: whether every element of mask `v` holds. A broadcast (or splat, expand_dims,
+    reshape) holds everywhere when its source does, and `a & b` when both do, so the
+    [64, 32] mask `(rm < M)[:, None] & (rk < K - k)[None, :]` costs 64 + 32 tests, not
+    2048."""
+    x = cx.get(v)
+    if not isinstance(x, TV):
+        return x
+    op = v.owner_op
+    if op is not None and op.name in _SAME_ELEMENTS:
+        return all_true(cx, op.operand(0))
+    if op is not None and op.name == "arith.andi":
+        return cx.emit(f"and i1 {all_true(cx, op.operand(0))}, {all_true(cx, op.operand(1))}")
+    last = _increasing_last(cx, op) if op is not None and op.name == "arith.cmpi" else None
+    if last is not None:
+        return last
+    return _all_elements(cx, x)
+
+
+def _increasing_last(cx: Ctx, op):
+    """`offs < n` (or <=, signed) with `offs` consecutive along its one dim (AxisInfo) and `n` the
+    same everywhere holds everywhere when it holds for the last, largest element (AxisInfo
+    assumes index arithmetic does not wrap, as upstream). None when that does not apply."""
+    from .arith import CMPI_PREDICATES, _pred
+    p = _pred(op, CMPI_PREDICATES)
+    lhs, rhs = op.operand(0), op.operand(1)
+    t = lhs.type
+    # signed only: [-2, -1, 0, 1] increases, but not as unsigned numbers
+    if p not in ("slt", "sle") or not isinstance(t, T.TensorType) or \
+            len(t.shape) != 1 or cx.func is None:
+        return None
+    info = cx.axis_info()
+    if info.get(lhs).contiguity[0] < t.shape[0] or info.get(rhs).constancy[0] < t.shape[0]:
+        return None
+    a, b = cx.get(lhs), cx.get(rhs)
+    if not isinstance(a, TV):
+        return None
+    end = [str(t.shape[0] - 1)]
+    bv = b.at(cx, end) if isinstance(b, TV) else b
+    return cx.emit(f"icmp {p} {lty(t)} {a.at(cx, end)}, {bv}")
+
+
+def _all_elements(cx: Ctx, mask: TV) -> str:
+    flag = cx.alloca("i1")
+    cx.do(f"store i1 true, ptr {flag}")
+
+    def check(idx):
+        acc = cx.emit(f"load i1, ptr {flag}")
+        cx.do(f"store i1 {cx.emit(f'and i1 {acc}, {mask.at(cx, idx)}')}, ptr {flag}")
+    cx.loops(mask.shape, check, interleave=4)    # 4 chains of mask ANDs, not one
+    return cx.emit(f"load i1, ptr {flag}")
 
 
 def _reads_buffer(tv: TV) -> bool:
@@ -244,7 +295,7 @@ def _store(cx: Ctx, op):
                                 plain)
             else:
                 plain()
-        unmasked_if_full(cx, mask, emit)
+        unmasked_if_full(cx, mask, emit, op.operand(2) if len(op.operands) > 2 else None)
     else:
         one(cx, [])
 
