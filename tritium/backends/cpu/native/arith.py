@@ -32,10 +32,10 @@ def round_bf16(cx: Ctx, x: str) -> str:
     return cx.emit(f"bitcast i32 {r} to float")
 
 
-def double_to_half(cx: Ctx, x: str) -> str:
-    """fptrunc double -> half with one rounding. LLVM would call compiler-rt's
-    `__truncdfhf2`, which this process does not have; instead round to float *to odd*
-    (truncate, then set the last bit when inexact), which makes float -> half exact."""
+def float_to_odd(cx: Ctx, x: str) -> str:
+    """double -> float rounded *to odd* (truncate, then set the last bit when inexact): a
+    later rounding of the float to a format of at most 22 mantissa bits (half, bf16, fp8)
+    is then the one rounding of the double would give."""
     f = cx.emit(f"fptrunc double {x} to float")
     back = cx.emit(f"fpext float {f} to double")
     fa = call_fintrinsic(cx, "fabs", "double", back)
@@ -45,8 +45,13 @@ def double_to_half(cx: Ctx, x: str) -> str:
     b = cx.emit(f"sub i32 {b}, " + cx.emit(f"zext i1 {over} to i32"))
     inexact = cx.emit(f"fcmp one double {back}, {x}")
     b = cx.emit(f"or i32 {b}, " + cx.emit(f"zext i1 {inexact} to i32"))
-    f = cx.emit(f"bitcast i32 {b} to float")
-    return cx.emit(f"fptrunc float {f} to half")
+    return cx.emit(f"bitcast i32 {b} to float")
+
+
+def double_to_half(cx: Ctx, x: str) -> str:
+    """fptrunc double -> half with one rounding. LLVM would call compiler-rt's
+    `__truncdfhf2`, which this process does not have; through float rounded to odd."""
+    return cx.emit(f"fptrunc float {float_to_odd(cx, x)} to half")
 
 
 def convert_float(cx: Ctx, src: str, dst: str, x: str) -> str:
@@ -328,8 +333,7 @@ def _fcast(cx, op):
     if is_emulated(dt):
         def f(c, a):
             if src == "double":
-                from .fp8 import float_from_double
-                x = float_from_double(c, a)      # rounded to odd: one rounding in all
+                x = float_to_odd(c, a)           # one rounding in all
             else:
                 x = a if src == "float" else c.emit(f"fpext {src} {a} to float")
             return x if elem(st) == elem(dt) else rounded(c, dt, x)

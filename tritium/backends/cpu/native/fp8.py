@@ -44,21 +44,6 @@ def decode(cx: Ctx, fmt: FloatFormat, bits: str) -> str:
     return cx.emit(f"load float, ptr {p}")
 
 
-def float_from_double(cx: Ctx, x: str) -> str:
-    """double -> float rounded to odd (truncate, then set the last bit when inexact): a
-    later rounding to a format of at most 23 mantissa bits is then the correct one."""
-    from .arith import call_fintrinsic
-    f = cx.emit(f"fptrunc double {x} to float")
-    back = cx.emit(f"fpext float {f} to double")
-    over = cx.emit(f"fcmp ogt double {call_fintrinsic(cx, 'fabs', 'double', back)}, "
-                   f"{call_fintrinsic(cx, 'fabs', 'double', x)}")
-    b = cx.emit(f"bitcast float {f} to i32")
-    b = cx.emit(f"sub i32 {b}, {cx.emit(f'zext i1 {over} to i32')}")
-    inexact = cx.emit(f"fcmp one double {back}, {x}")
-    b = cx.emit(f"or i32 {b}, {cx.emit(f'zext i1 {inexact} to i32')}")
-    return cx.emit(f"bitcast i32 {b} to float")
-
-
 def encode(cx: Ctx, fmt: FloatFormat, x: str, mode: str = "rtne") -> str:
     """The 8-bit pattern (i8) of float `x` rounded to `fmt` by `mode` ('rtne' or 'rtz')."""
     from .arith import call_fintrinsic

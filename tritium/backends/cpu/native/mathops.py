@@ -171,8 +171,8 @@ def _fp_to_fp(cx, op):
             if st == dt:
                 return x
             if src == "double":
-                from .fp8 import float_from_double
-                x = float_from_double(c, x)      # rounded to odd: one rounding in all
+                from .arith import float_to_odd
+                x = float_to_odd(c, x)           # rounded to odd: one rounding in all
             elif src == "half":
                 x = c.emit(f"fpext half {x} to float")
             return rounded(c, dt, x, mode)
