@@ -5,6 +5,7 @@ torch writes into preallocated outputs where it can (`out=` for add and mm); sof
 norm and dropout allocate their output per call, as torch eager code does.
 
     PYTHONPATH=. python bench/bench_cpu_native.py [--repeat N] [--eval-repeat N] [--quick]
+                                                  [--threads N]
 
 Each row: best wall time of --repeat runs after a warm-up. Compile time is the frontend
 (TTIR) plus lowering and LLVM for the host, with the on-disk cache off.
@@ -203,9 +204,15 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--eval-repeat", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="cores for both tritium and torch (default: all)")
     args = ap.parse_args()
     os.environ["TRITON_ALWAYS_COMPILE"] = "1"      # compile times without the disk cache
+    if args.threads:
+        os.environ["TRITON_CPU_MAX_THREADS"] = str(args.threads)
     import torch
+    if args.threads:
+        torch.set_num_threads(args.threads)
     import tritium
     import tritium.language as tl
     try:
