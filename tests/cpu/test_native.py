@@ -74,19 +74,41 @@ def test_second_process_loads_object_code_from_the_disk_cache(tmp_path):
 
 
 @triton.jit
-def asm_kernel(x_ptr, o_ptr, BLOCK: tl.constexpr):
+def asm_kernel(x_ptr, o_ptr, t_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     tl.store(o_ptr + offs, libdevice.fast_tanhf(tl.load(x_ptr + offs)))
+    tl.store(t_ptr, tl.extra.cuda.globaltimer())
 
 
-def test_kernel_with_an_op_not_compiled_falls_back_to_the_evaluator(rng, caplog, native):
+def test_tl_extra_cuda_inline_asm_compiles(rng, native):
+    """The asm strings tl.extra.cuda emits have CPU meanings on the compiled path too."""
+    import time
     x = rng.standard_normal(64).astype(np.float32)
-    out = np.zeros(64, np.float32)
-    with caplog.at_level("DEBUG", logger="tritium.cpu.native"):
-        k = asm_kernel[(1,)](x, out, BLOCK=64)       # inline asm: evaluator only
+    out, t = np.zeros(64, np.float32), np.zeros(1, np.int64)
+    before = time.time_ns()
+    k = asm_kernel[(1,)](x, out, t, BLOCK=64)
+    assert k.function.native(k.metadata) is not None, k.metadata.get("cpu_fallback")
     np.testing.assert_allclose(out, np.tanh(x), rtol=1e-6, atol=1e-6)
+    assert before <= t[0] <= time.time_ns()
+
+
+@triton.jit
+def big_kernel(x_ptr, y_ptr, o_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.cumsum(tl.load(x_ptr + offs), 0)
+    b = tl.cumsum(tl.load(y_ptr + offs), 0)
+    tl.store(o_ptr + offs, a - b)
+
+
+def test_kernel_the_compiled_path_cannot_take_falls_back_to_the_evaluator(rng, caplog, native):
+    n = 1 << 20                     # two 4 MiB scans: more stack than a thread may use
+    x, y = (rng.integers(-3, 3, n).astype(np.int32) for _ in range(2))
+    out = np.zeros(n, np.int32)
+    with caplog.at_level("DEBUG", logger="tritium.cpu.native"):
+        k = big_kernel[(1,)](x, y, out, BLOCK=n)
+    np.testing.assert_array_equal(out, np.cumsum(x) - np.cumsum(y))
     assert k.function.native(k.metadata) is None
-    assert any("runs on the evaluator" in r.message and "elementwise_inline_asm" in r.message
+    assert any("runs on the evaluator" in r.message and "stack" in r.message
                for r in caplog.records)
 
 

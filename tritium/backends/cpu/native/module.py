@@ -16,7 +16,7 @@ from ....ir import types as T
 from .context import Ctx, Unsupported, lty
 
 # One import per op family: each registers its handlers.
-from . import arith, control, debug, dot, libdevice, mathops, memory, reduce, shape  # noqa: F401,E402
+from . import arith, control, debug, dot, inline_asm, libdevice, mathops, memory, reduce, shape  # noqa: F401,E402,E501
 
 
 def arg_kinds(func) -> List[str]:
