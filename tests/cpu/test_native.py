@@ -164,3 +164,23 @@ def test_dot_shapes_and_dtypes(rng, M, N, K, dt, native):
     k = dot_kernel[(1,)](a, b, c, M=M, N=N, K=K, ACC=acc)
     assert k.function.native(k.metadata) is not None
     np.testing.assert_allclose(c, want, rtol=tol, atol=tol)
+
+
+@triton.jit
+def visits_kernel(count_ptr, order_ptr, X: tl.constexpr, Y: tl.constexpr, Z: tl.constexpr):
+    pid = (tl.program_id(0) * Y + tl.program_id(1)) * Z + tl.program_id(2)
+    tl.atomic_add(count_ptr + pid, 1)
+    tl.store(order_ptr + pid, tl.num_programs(0) * 1000 + tl.num_programs(2))
+
+
+@pytest.mark.parametrize("grid", [(1000, 1, 1), (7, 5, 3), (1, 1, 1), (3, 1, 1), (17, 1, 64)])
+@pytest.mark.parametrize("threads", ["1", "2", "0"])
+def test_every_program_runs_once_whatever_the_threads(monkeypatch, native, grid, threads):
+    """Threads claim chunks of programs from a shared counter: each runs exactly once."""
+    monkeypatch.setenv("TRITON_CPU_MAX_THREADS", threads)
+    n = grid[0] * grid[1] * grid[2]
+    count, order = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    k = visits_kernel[grid](count, order, X=grid[0], Y=grid[1], Z=grid[2])
+    assert k.function.native(k.metadata) is not None
+    np.testing.assert_array_equal(count, np.ones(n, np.int32))
+    assert (order == grid[0] * 1000 + grid[2]).all()

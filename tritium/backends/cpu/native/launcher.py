@@ -113,7 +113,7 @@ def _address(a, i: int) -> int:
 
 
 def pack(kinds: Sequence[str], grid, args: Sequence, table: int = 0) -> ctypes.Array:
-    buf = (ctypes.c_uint64 * (5 + len(kinds)))()
+    buf = (ctypes.c_uint64 * (7 + len(kinds)))()        # last two: counter, chunk
     buf[0], buf[1], buf[2] = grid
     buf[3 + len(kinds)] = table
     buf[4 + len(kinds)] = stream_bytes()
@@ -160,10 +160,15 @@ class Launcher:
         try:
             while len(_workers) < n - 1:
                 _workers.append(_Worker(len(_workers)))
-            bounds = [total * i // n for i in range(n + 1)]
+            # Every thread claims chunks of programs from one counter (module.py) rather
+            # than a fixed share: on a core busy with other work a thread takes fewer, and
+            # programs of uneven cost (causal attention) even out. ~8 chunks per thread.
+            counter = ctypes.c_int32(0)
+            argbuf[len(argbuf) - 2] = ctypes.addressof(counter)
+            argbuf[len(argbuf) - 1] = max(1, total // (8 * n))
             for i in range(1, n):
-                _workers[i - 1].start(self.fn, ptr, bounds[i], bounds[i + 1])
-            self.fn(ptr, bounds[0], bounds[1])
+                _workers[i - 1].start(self.fn, ptr, 0, total)
+            self.fn(ptr, 0, total)
             for i in range(1, n):
                 _workers[i - 1].join()
         finally:

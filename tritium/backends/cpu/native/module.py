@@ -5,7 +5,9 @@
 `%args` points at one 8-byte slot per value: the grid (x, y, z), then the kernel's runtime
 arguments in IR order (pointers as addresses, integers sign-extended, floats in their low
 bytes), then the id of the kernel's print-site table (debug.py), then the size in bytes from which a
-launch's block stores stream past the caches (memory.py: `streaming_store`). The loop over linear program ids lives here, so Python calls the kernel once per
+launch's block stores stream past the caches (stream.py), then the address of a shared
+program counter (0: run [first, last) as given) and how many programs to claim from it at a
+time (launcher.py). The loop over linear program ids lives here, so Python calls the kernel once per
 thread per launch; ids map to (x, y, z) with z fastest, as the evaluator orders them.
 """
 from __future__ import annotations
@@ -86,7 +88,33 @@ def lower_kernel(module, name: str, vector_bits: int, line_info: bool = False,
     cx.stream_ok = x86 and not any(o.name in _ORDERED for o in func.walk())
     cx.func = func
     gyz = cx.emit(f"mul i32 {cx.nprog[1]}, {cx.nprog[2]}")
-    cx.br("prog")
+    # Which programs this call runs: [first, last) when the counter slot is 0; else chunks
+    # claimed from the shared counter until [first, last) is used up, so a thread whose
+    # core is busy with other work takes fewer programs.
+    p = cx.emit(f"getelementptr i64, ptr %args, i64 {5 + len(kinds)}")
+    counter = cx.emit(f"load ptr, ptr {p}")
+    p = cx.emit(f"getelementptr i64, ptr %args, i64 {6 + len(kinds)}")
+    chunk = cx.emit(f"load i32, ptr {p}")
+    dynamic = cx.emit(f"icmp ne ptr {counter}, null")
+    cx.br("claim")
+    cx.start_block("claim")
+    body.append(f"  %taken = phi i1 [ false, %entry ], [ true, %claimed ]")
+    body.append(f"  %again = and i1 %taken, {cx.emit(f'xor i1 {dynamic}, true')}")
+    body.append("  br i1 %again, label %done, label %claim2")
+    cx.start_block("claim2")
+    body.append(f"  br i1 {dynamic}, label %grab, label %static")
+    cx.start_block("grab")
+    got = cx.emit(f"atomicrmw add ptr {counter}, i32 {chunk} monotonic, align 4")
+    end = cx.emit(f"add i32 {got}, {chunk}")
+    end = cx.emit(f"select i1 {cx.emit(f'icmp slt i32 {end}, %last')}, i32 {end}, i32 %last")
+    cx.br("range")
+    cx.start_block("static")
+    cx.br("range")
+    cx.start_block("range")
+    body.append(f"  %lo = phi i32 [ {got}, %grab ], [ %first, %static ]")
+    body.append(f"  %hi = phi i32 [ {end}, %grab ], [ %last, %static ]")
+    body.append("  %any = icmp slt i32 %lo, %hi")
+    body.append("  br i1 %any, label %prog, label %done")
     cx.start_block("prog")
     lin = "%lin"
     at = len(body)
@@ -98,10 +126,13 @@ def lower_kernel(module, name: str, vector_bits: int, line_info: bool = False,
     cx.run_block(entry, args)
     cx.flush_pending()
     nxt = cx.emit(f"add i32 {lin}, 1")
-    more = cx.emit(f"icmp slt i32 {nxt}, %last")
+    more = cx.emit(f"icmp slt i32 {nxt}, %hi")
     cx.nloops += 1
-    cx.do(f"br i1 {more}, label %prog, label %done, {cx.loop_md(False)}")
-    body[at] = f"  {lin} = phi i32 [ %first, %entry ], [ {nxt}, %{cx.block} ]"
+    cx.do(f"br i1 {more}, label %prog, label %claimed, {cx.loop_md(False)}")
+    body[at] = f"  {lin} = phi i32 [ %lo, %range ], [ {nxt}, %{cx.block} ]"
+    cx.start_block("claimed")
+    cx.nloops += 1
+    cx.do(f"br label %claim, {cx.loop_md(False)}")
     text = [*cx.globals, "",
             f"define void {_symbol(name)}(ptr noalias nocapture readonly %args, i32 %first, "
             f"i32 %last) #0{f' !dbg !{cx.scope}' if cx.scope is not None else ''} {{",
