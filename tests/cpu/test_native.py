@@ -80,6 +80,14 @@ def asm_kernel(x_ptr, o_ptr, t_ptr, BLOCK: tl.constexpr):
     tl.store(t_ptr, tl.extra.cuda.globaltimer())
 
 
+def test_native_knows_the_asm_strings_tl_extra_cuda_writes():
+    from tritium.backends.cpu.native import inline_asm as native_asm
+    from tritium.language.extra.cuda import libdevice as cuda_libdevice, utils
+    assert native_asm.FAST_TANHF_ASM == cuda_libdevice.FAST_TANHF_ASM
+    for name in ("GLOBALTIMER_ASM", "SMID_ASM", "GDC_WAIT_ASM", "GDC_LAUNCH_ASM"):
+        assert getattr(native_asm, name) == getattr(utils, name)
+
+
 def test_tl_extra_cuda_inline_asm_compiles(rng, native):
     """The asm strings tl.extra.cuda emits have CPU meanings on the compiled path too."""
     import time
