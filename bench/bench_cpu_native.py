@@ -5,6 +5,7 @@ torch writes into preallocated outputs where it can (`out=` for add and mm); sof
 norm and dropout allocate their output per call, as torch eager code does.
 
     PYTHONPATH=. python bench/bench_cpu_native.py [--repeat N] [--eval-repeat N] [--quick]
+                                                  [--threads N]
 
 Each row: best wall time of --repeat runs after a warm-up. Compile time is the frontend
 (TTIR) plus lowering and LLVM for the host, with the on-disk cache off.
@@ -85,7 +86,43 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))  # noqa: F821
 
 
-KERNELS = (add_kernel, softmax_kernel, layernorm_kernel, dropout_kernel, matmul_kernel)
+def attn_kernel(Q, K, V, Out, sm_scale, N_CTX, stride_z, stride_m, HEAD_DIM: tl.constexpr,  # noqa: F821
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # noqa: F821
+    """FlashAttention-2 forward (non-causal), as bench/tc_kernels.py's attn_fwd."""
+    start_m = tl.program_id(0)  # noqa: F821
+    off_z = tl.program_id(1).to(tl.int64) * stride_z  # noqa: F821
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)  # noqa: F821
+    offs_n = tl.arange(0, BLOCK_N)  # noqa: F821
+    offs_d = tl.arange(0, HEAD_DIM)  # noqa: F821
+    q = tl.load(Q + off_z + offs_m[:, None] * stride_m + offs_d[None, :],  # noqa: F821
+                mask=offs_m[:, None] < N_CTX, other=0.0)
+    k_ptrs = K + off_z + offs_n[None, :] * stride_m + offs_d[:, None]   # K^T tile [D, N]
+    v_ptrs = V + off_z + offs_n[:, None] * stride_m + offs_d[None, :]
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")  # noqa: F821
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)  # noqa: F821
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)  # noqa: F821
+    qk_scale = sm_scale * 1.44269504
+    for start_n in range(0, N_CTX, BLOCK_N):
+        kt = tl.load(k_ptrs, mask=(start_n + offs_n[None, :]) < N_CTX, other=0.0)  # noqa: F821
+        qk = tl.dot(q, kt)  # noqa: F821
+        qk = tl.where((start_n + offs_n[None, :]) < N_CTX, qk * qk_scale, -1.0e6)  # noqa: F821
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))  # noqa: F821
+        p = tl.math.exp2(qk - m_ij[:, None])  # noqa: F821
+        alpha = tl.math.exp2(m_i - m_ij)  # noqa: F821
+        l_i = l_i * alpha + tl.sum(p, 1)  # noqa: F821
+        acc = acc * alpha[:, None]
+        v = tl.load(v_ptrs, mask=(start_n + offs_n[:, None]) < N_CTX, other=0.0)  # noqa: F821
+        acc = tl.dot(p, v, acc)  # noqa: F821
+        m_i = m_ij
+        k_ptrs += BLOCK_N * stride_m
+        v_ptrs += BLOCK_N * stride_m
+    acc = acc / l_i[:, None]
+    tl.store(Out + off_z + offs_m[:, None] * stride_m + offs_d[None, :], acc,  # noqa: F821
+             mask=offs_m[:, None] < N_CTX)
+
+
+KERNELS = (add_kernel, softmax_kernel, layernorm_kernel, dropout_kernel, matmul_kernel,
+           attn_kernel)
 
 
 def jit_all(jit, tl_module):
@@ -110,10 +147,13 @@ def workloads(torch, quick: bool):
     sm = torch.randn(R, R, generator=g)
     w, b = torch.randn(R, generator=g), torch.randn(R, generator=g)
     F = torch.nn.functional
+    add_case = dict(args=(x, y, torch.empty(n), n), kw=dict(BLOCK=4096), grid=((n + 4095) // 4096,))
     cases = [
-        (f"vector add 2^{n.bit_length() - 1} fp32", "add_kernel",
-         lambda: dict(args=(x, y, torch.empty(n), n), kw=dict(BLOCK=4096),
-                      grid=((n + 4095) // 4096,)),
+        (f"vector add 2^{n.bit_length() - 1} fp32", "add_kernel", lambda: add_case,
+         lambda o: torch.equal(o[2], x + y), lambda: torch.add(x, y, out=add_out)),
+        # The same kernel with streaming stores off (native/stream.py): what they buy.
+        ("  same, plain stores", "add_kernel",
+         lambda: dict(add_case, env={"TRITIUM_CPU_STREAM_BYTES": "-1"}),
          lambda o: torch.equal(o[2], x + y), lambda: torch.add(x, y, out=add_out)),
         (f"row softmax {R}x{R} fp32", "softmax_kernel",
          lambda: dict(args=(torch.empty(R, R), sm, R, R, R), kw=dict(BLOCK=R), grid=(R,)),
@@ -138,6 +178,15 @@ def workloads(torch, quick: bool):
                           kw=dict(BM=64, BN=64, BK=32), grid=(S // 64, S // 64)),
                       lambda o, a=a, bb=bb: torch.allclose(o[2], a @ bb, atol=1e-3, rtol=1e-4),
                       lambda a=a, bb=bb, o=torch.empty(S, S): torch.mm(a, bb, out=o)))
+    Z, L, D = (2, 128, 64) if quick else (8, 512, 64)
+    q, k, v = (torch.randn(Z, L, D, generator=g) for _ in range(3))
+    scale = D ** -0.5
+    cases.append((f"attention {Z}x{L}x{D} fp32 (64x64)", "attn_kernel",
+                  lambda: dict(args=(q, k, v, torch.empty(Z, L, D), scale, L, L * D, D),
+                               kw=dict(HEAD_DIM=D, BLOCK_M=64, BLOCK_N=64), grid=(L // 64, Z)),
+                  lambda o: torch.allclose(o[3], F.scaled_dot_product_attention(q, k, v),
+                                           atol=1e-4, rtol=1e-4),
+                  lambda: F.scaled_dot_product_attention(q, k, v)))
     return cases
 
 
@@ -155,9 +204,15 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--eval-repeat", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="cores for both tritium and torch (default: all)")
     args = ap.parse_args()
     os.environ["TRITON_ALWAYS_COMPILE"] = "1"      # compile times without the disk cache
+    if args.threads:
+        os.environ["TRITON_CPU_MAX_THREADS"] = str(args.threads)
     import torch
+    if args.threads:
+        torch.set_num_threads(args.threads)
     import tritium
     import tritium.language as tl
     try:
@@ -183,6 +238,8 @@ def main():
 
         def run_native(k=k, case=case):
             k[case["grid"]](*case["args"], **case["kw"])
+        os.environ.pop("TRITIUM_CPU_STREAM_BYTES", None)
+        os.environ.update(case.get("env", {}))
         os.environ["TRITIUM_CPU_PATH"] = "native"
         # Compile time: the frontend (TTIR) plus lowering and LLVM for this CPU.
         t0 = time.perf_counter()
@@ -194,7 +251,7 @@ def main():
         ok = check(case["args"]) and nk is not None
         tn = best(run_native, args.repeat)
         os.environ["TRITIUM_CPU_PATH"] = "evaluator"
-        te = best(run_native, args.eval_repeat)
+        te = best(run_native, args.eval_repeat) if "env" not in case else float("nan")
         os.environ["TRITIUM_CPU_PATH"] = "native"
         tt = best(ref, args.repeat)
         cols = [f"{tn * 1e3:11.2f}", f"{te * 1e3:12.1f}", f"{tt * 1e3:8.2f}"]

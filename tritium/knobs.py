@@ -432,6 +432,9 @@ class cpu_knobs(base_knobs):
     path = env_str("TRITIUM_CPU_PATH", "native")
     max_threads = env_int("TRITON_CPU_MAX_THREADS", 0)  # 0: every core
     native_strict = env_bool("TRITIUM_CPU_NATIVE_STRICT")  # no fallback: a lowering gap raises
+    # Bytes one launch stores through one op from which the compiled code writes past the
+    # caches (non-temporal stores); 0: the last-level cache's size, -1: never.
+    stream_bytes = env_int("TRITIUM_CPU_STREAM_BYTES", 0)
 
     def compiled(self) -> bool:
         """Whether kernels on CPU tensors run compiled (else on the evaluator)."""

@@ -11,6 +11,7 @@ import pytest
 
 import tritium as triton
 import tritium.language as tl
+from tritium.language.extra.cuda import libdevice
 
 
 @pytest.fixture
@@ -73,22 +74,50 @@ def test_second_process_loads_object_code_from_the_disk_cache(tmp_path):
 
 
 @triton.jit
-def fp8_kernel(x_ptr, o_ptr, BLOCK: tl.constexpr):
+def asm_kernel(x_ptr, o_ptr, t_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + offs)
-    tl.store(o_ptr + offs, x.to(tl.float8e5).to(tl.float32))
+    tl.store(o_ptr + offs, libdevice.fast_tanhf(tl.load(x_ptr + offs)))
+    tl.store(t_ptr, tl.extra.cuda.globaltimer())
 
 
-def test_kernel_with_an_op_not_compiled_falls_back_to_the_evaluator(rng, caplog, native):
+def test_native_knows_the_asm_strings_tl_extra_cuda_writes():
+    from tritium.backends.cpu.native import inline_asm as native_asm
+    from tritium.language.extra.cuda import libdevice as cuda_libdevice, utils
+    assert native_asm.FAST_TANHF_ASM == cuda_libdevice.FAST_TANHF_ASM
+    for name in ("GLOBALTIMER_ASM", "SMID_ASM", "GDC_WAIT_ASM", "GDC_LAUNCH_ASM"):
+        assert getattr(native_asm, name) == getattr(utils, name)
+
+
+def test_tl_extra_cuda_inline_asm_compiles(rng, native):
+    """The asm strings tl.extra.cuda emits have CPU meanings on the compiled path too."""
+    import time
     x = rng.standard_normal(64).astype(np.float32)
-    out = np.zeros(64, np.float32)
+    out, t = np.zeros(64, np.float32), np.zeros(1, np.int64)
+    before = time.time_ns()
+    k = asm_kernel[(1,)](x, out, t, BLOCK=64)
+    assert k.function.native(k.metadata) is not None, k.metadata.get("cpu_fallback")
+    np.testing.assert_allclose(out, np.tanh(x), rtol=1e-6, atol=1e-6)
+    assert before <= t[0] <= time.time_ns()
+
+
+@triton.jit
+def big_kernel(x_ptr, y_ptr, o_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.cumsum(tl.load(x_ptr + offs), 0)
+    b = tl.cumsum(tl.load(y_ptr + offs), 0)
+    tl.store(o_ptr + offs, a - b)
+
+
+def test_kernel_the_compiled_path_cannot_take_falls_back_to_the_evaluator(rng, caplog, native):
+    n = 1 << 20                     # two 4 MiB scans: more stack than a thread may use
+    x, y = (rng.integers(-3, 3, n).astype(np.int32) for _ in range(2))
+    out = np.zeros(n, np.int32)
     with caplog.at_level("DEBUG", logger="tritium.cpu.native"):
-        k = fp8_kernel[(1,)](x, out, BLOCK=64)      # fp8 is evaluator-only for now
-    import torch
-    want = torch.from_numpy(x).to(torch.float8_e5m2).float().numpy()
-    np.testing.assert_array_equal(out, want)
+        k = big_kernel[(1,)](x, y, out, BLOCK=n)
+    np.testing.assert_array_equal(out, np.cumsum(x) - np.cumsum(y))
     assert k.function.native(k.metadata) is None
-    assert any("runs on the evaluator" in r.message for r in caplog.records)
+    assert any("runs on the evaluator" in r.message and "stack" in r.message
+               for r in caplog.records)
 
 
 @triton.jit
@@ -143,3 +172,23 @@ def test_dot_shapes_and_dtypes(rng, M, N, K, dt, native):
     k = dot_kernel[(1,)](a, b, c, M=M, N=N, K=K, ACC=acc)
     assert k.function.native(k.metadata) is not None
     np.testing.assert_allclose(c, want, rtol=tol, atol=tol)
+
+
+@triton.jit
+def visits_kernel(count_ptr, order_ptr, X: tl.constexpr, Y: tl.constexpr, Z: tl.constexpr):
+    pid = (tl.program_id(0) * Y + tl.program_id(1)) * Z + tl.program_id(2)
+    tl.atomic_add(count_ptr + pid, 1)
+    tl.store(order_ptr + pid, tl.num_programs(0) * 1000 + tl.num_programs(2))
+
+
+@pytest.mark.parametrize("grid", [(1000, 1, 1), (7, 5, 3), (1, 1, 1), (3, 1, 1), (17, 1, 64)])
+@pytest.mark.parametrize("threads", ["1", "2", "0"])
+def test_every_program_runs_once_whatever_the_threads(monkeypatch, native, grid, threads):
+    """Threads claim chunks of programs from a shared counter: each runs exactly once."""
+    monkeypatch.setenv("TRITON_CPU_MAX_THREADS", threads)
+    n = grid[0] * grid[1] * grid[2]
+    count, order = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    k = visits_kernel[grid](count, order, X=grid[0], Y=grid[1], Z=grid[2])
+    assert k.function.native(k.metadata) is not None
+    np.testing.assert_array_equal(count, np.ones(n, np.int32))
+    assert (order == grid[0] * 1000 + grid[2]).all()

@@ -102,8 +102,9 @@ def _bottom_up(funcs: Dict[str, Operation]) -> Tuple[List[str], Dict[str, int]]:
     return order, recursive
 
 
-def inline_module(module: Operation) -> int:
-    """Inline every inlinable call in `module`; returns the number of calls inlined."""
+def inline_module(module: Operation, include_noinline: bool = False) -> int:
+    """Inline every inlinable call in `module`; returns the number of calls inlined.
+    `include_noinline`: functions marked `noinline` too (a backend that has no calls)."""
     funcs = {f.attr("sym_name"): f for f in functions(module)}
     order, recursive = _bottom_up(funcs)
     count = 0
@@ -112,7 +113,7 @@ def inline_module(module: Operation) -> int:
         calls = [op for op in caller.walk() if op.name == "tt.call"]
         for call in calls:
             callee: Optional[Operation] = funcs.get(call.attr("callee"))
-            if callee is None or callee.attr("noinline", False):
+            if callee is None or (callee.attr("noinline", False) and not include_noinline):
                 continue
             scc = recursive.get(name)
             if scc is not None and recursive.get(call.attr("callee")) == scc:

@@ -99,6 +99,9 @@ class CPULauncher:
         nk = function.native(self.metadata) if knobs.cpu.compiled() else None
         with _host_copies(args) as host_args:
             if nk is not None:
+                if self.descs:
+                    from .native.prepare import descriptor_args
+                    host_args = descriptor_args(host_args)
                 nk.run(grid, host_args)
             else:
                 from .launch import launch

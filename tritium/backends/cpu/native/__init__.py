@@ -61,11 +61,13 @@ def make_llir(module, metadata, line_info: bool = False) -> str:
     """The "llir" stage: LLVM IR text of the kernel, or "" when it runs on the evaluator.
     The launcher's argument kinds and the print sites go into the metadata. `line_info`:
     a line table too (`!dbg`; the explain tool asks for it)."""
-    from .jit import vector_bits
+    from .jit import host_key, vector_bits
     from .module import lower_kernel
+    from .prepare import for_host
     name = metadata["name"]
     try:
-        llir, kinds, sites = lower_kernel(module, name, vector_bits(), line_info)
+        llir, kinds, sites = lower_kernel(for_host(module), name, vector_bits(), line_info,
+                                          x86=host_key().startswith("x86_64"))
     except Exception as e:  # noqa: BLE001  (the evaluator can always run it)
         _fall_back(metadata, e)
         return ""
@@ -104,7 +106,10 @@ def load(obj: bytes, name: str, metadata) -> Optional[NativeKernel]:
     from .debug import bind_symbols
     from .jit import engine_for, missing_symbols
     bind_symbols()
-    if missing_symbols(obj):  # a cached object from a process that had them
+    missing = missing_symbols(obj)
+    if missing:  # a cached object from a process that had them
+        log.warning("kernel '%s' runs on the evaluator: its machine code calls %s, which "
+                    "this process does not provide", name, ", ".join(missing))
         return None
     return NativeKernel(name, kinds, engine_for(obj), metadata.get("cpu_print_sites") or ())
 

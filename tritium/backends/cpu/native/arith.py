@@ -12,7 +12,8 @@ import numpy as np
 from ....ir import types as T
 from ....ir.attrs import DenseElementsAttr
 from ....ir.ops import CMPF_PREDICATES, CMPI_PREDICATES
-from .context import TV, Ctx, Unsupported, const, elem, elementwise, is_bf16, lowers, lty
+from .context import (TV, Ctx, Unsupported, const, elem, elementwise, is_bf16, is_emulated,
+                      is_fp8, lowers, lty)
 
 
 # ------------------------------------------------------------------ bf16 rounding
@@ -31,10 +32,10 @@ def round_bf16(cx: Ctx, x: str) -> str:
     return cx.emit(f"bitcast i32 {r} to float")
 
 
-def double_to_half(cx: Ctx, x: str) -> str:
-    """fptrunc double -> half with one rounding. LLVM would call compiler-rt's
-    `__truncdfhf2`, which this process does not have; instead round to float *to odd*
-    (truncate, then set the last bit when inexact), which makes float -> half exact."""
+def float_to_odd(cx: Ctx, x: str) -> str:
+    """double -> float rounded *to odd* (truncate, then set the last bit when inexact): a
+    later rounding of the float to a format of at most 22 mantissa bits (half, bf16, fp8)
+    is then the one rounding of the double would give."""
     f = cx.emit(f"fptrunc double {x} to float")
     back = cx.emit(f"fpext float {f} to double")
     fa = call_fintrinsic(cx, "fabs", "double", back)
@@ -44,8 +45,13 @@ def double_to_half(cx: Ctx, x: str) -> str:
     b = cx.emit(f"sub i32 {b}, " + cx.emit(f"zext i1 {over} to i32"))
     inexact = cx.emit(f"fcmp one double {back}, {x}")
     b = cx.emit(f"or i32 {b}, " + cx.emit(f"zext i1 {inexact} to i32"))
-    f = cx.emit(f"bitcast i32 {b} to float")
-    return cx.emit(f"fptrunc float {f} to half")
+    return cx.emit(f"bitcast i32 {b} to float")
+
+
+def double_to_half(cx: Ctx, x: str) -> str:
+    """fptrunc double -> half with one rounding. LLVM would call compiler-rt's
+    `__truncdfhf2`, which this process does not have; through float rounded to odd."""
+    return cx.emit(f"fptrunc float {float_to_odd(cx, x)} to half")
 
 
 def convert_float(cx: Ctx, src: str, dst: str, x: str) -> str:
@@ -60,7 +66,11 @@ def convert_float(cx: Ctx, src: str, dst: str, x: str) -> str:
     return cx.emit(f"fptrunc {src} {x} to {dst}")
 
 
-def rounded(cx: Ctx, t: T.Type, x: str) -> str:
+def rounded(cx: Ctx, t: T.Type, x: str, mode: str = "rtne") -> str:
+    """Float `x` rounded to `t` when `t` is computed as a wider float (bf16, fp8)."""
+    if is_fp8(t):
+        from .fp8 import fp8_format, round_to
+        return round_to(cx, fp8_format(t), x, mode)
     return round_bf16(cx, x) if is_bf16(t) else x
 
 
@@ -292,8 +302,8 @@ def _itof(cx, op):
     src, dt = lty(op.operand(0).type), _rt(op)
     dst = lty(dt)
     instr = "sitofp" if op.name == "arith.sitofp" else "uitofp"
-    if is_bf16(dt):
-        elementwise(cx, op, lambda c, a: round_bf16(c, c.emit(f"{instr} {src} {a} to float")))
+    if is_emulated(dt):
+        elementwise(cx, op, lambda c, a: rounded(c, dt, c.emit(f"{instr} {src} {a} to float")))
     elif dst == "half":      # through double: exact for every integer up to 2**53
         elementwise(cx, op, lambda c, a: double_to_half(
             c, c.emit(f"{instr} {src} {a} to double")))
@@ -320,11 +330,13 @@ def _ftoi(cx, op):
 def _fcast(cx, op):
     st, dt = op.operand(0).type, _rt(op)
     src, dst = lty(st), lty(dt)
-    if is_bf16(dt):
+    if is_emulated(dt):
         def f(c, a):
-            x = a if src == "float" else c.emit(f"fptrunc {src} {a} to float") \
-                if src == "double" else c.emit(f"fpext {src} {a} to float")
-            return x if is_bf16(st) else round_bf16(c, x)
+            if src == "double":
+                x = float_to_odd(c, a)           # one rounding in all
+            else:
+                x = a if src == "float" else c.emit(f"fpext {src} {a} to float")
+            return x if elem(st) == elem(dt) else rounded(c, dt, x)
         elementwise(cx, op, f)
         return
     elementwise(cx, op, lambda c, a: convert_float(c, src, dst, a), cost=0 if src == dst else 1)
@@ -334,8 +346,18 @@ def _fcast(cx, op):
 def _bitcast(cx, op):
     st, dt = elem(op.operand(0).type), elem(_rt(op))
     src, dst = lty(st), lty(dt)
-    if src == dst and is_bf16(st) == is_bf16(dt):
+    if src == dst and is_emulated(st) == is_emulated(dt) and is_fp8(st) == is_fp8(dt):
         elementwise(cx, op, lambda c, a: a, cost=0)
+        return
+    if is_fp8(st) or is_fp8(dt):             # fp8 <-> i8: the bit pattern
+        from .fp8 import decode, encode, fp8_format
+        if is_fp8(dt) and is_fp8(st):
+            elementwise(cx, op, lambda c, a: decode(c, fp8_format(dt),
+                                                    encode(c, fp8_format(st), a)))
+        elif is_fp8(dt):
+            elementwise(cx, op, lambda c, a: decode(c, fp8_format(dt), a))
+        else:
+            elementwise(cx, op, lambda c, a: encode(c, fp8_format(st), a))
         return
     if is_bf16(dt):
         def f(c, a):

@@ -49,13 +49,24 @@ def elem(t: T.Type) -> T.Type:
     return t.element_type if isinstance(t, T.TensorType) else t
 
 
+def is_fp8(t: T.Type) -> bool:
+    t = elem(t)
+    return isinstance(t, T.FloatType) and t.name.startswith("f8")
+
+
+def is_emulated(t: T.Type) -> bool:
+    """Computed as float, rounded to a narrower format after every op (bf16, fp8)."""
+    return is_bf16(t) or is_fp8(t)
+
+
 def is_bf16(t: T.Type) -> bool:
     t = elem(t)
     return isinstance(t, T.FloatType) and t.name == "bf16"
 
 
 def lty(t: T.Type) -> str:
-    """LLVM type of an element as computed (bf16 is computed as float, as the evaluator)."""
+    """LLVM type of an element as computed (bf16 and fp8 are computed as float, as the
+    evaluator does: fp8.py)."""
     t = elem(t)
     if isinstance(t, T.IntegerType):
         return f"i{t.width}"
@@ -63,8 +74,10 @@ def lty(t: T.Type) -> str:
         return "ptr"
     if isinstance(t, T.FloatType):
         ty = {"f16": "half", "bf16": "float", "f32": "float", "f64": "double"}.get(t.name)
+        if ty is None and is_fp8(t):
+            return "float"
         if ty is None:
-            raise Unsupported(f"element type {t} (fp8 runs on the evaluator)")
+            raise Unsupported(f"element type {t}")
         return ty
     raise Unsupported(f"type {t}")
 
@@ -76,6 +89,8 @@ def mem_ty(t: T.Type) -> str:
         return "i8"
     if is_bf16(t):
         return "i16"
+    if is_fp8(t):
+        return "i8"
     return lty(t)
 
 
@@ -93,7 +108,7 @@ def fconst(ty: str, value: float) -> str:
 def const(t: T.Type, value) -> str:
     ty = lty(t)
     if ty in ("half", "float", "double"):
-        if is_bf16(t):
+        if is_emulated(t):
             from ..dtypes import convert_float
             value = float(convert_float(np.array([value], np.float64), elem(t))[0])
         return fconst(ty, float(value))
@@ -178,6 +193,23 @@ class Ctx:
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.debug_table = "0"
         self.op: Optional[Operation] = None
+        # Streaming stores (memory.py): whether this kernel may use them, the launch's
+        # threshold and program count (LLVM operands), whether any was emitted.
+        self.stream_ok = False
+        self.stream_bytes = "0"
+        self.total_programs = "1"
+        self.streamed = False
+        self.nt_node: Optional[int] = None
+        self.func: Optional[Operation] = None
+        self._axis = None
+
+    def axis_info(self):
+        """Contiguity and divisibility of the kernel's integers and pointers (the GPU's
+        AxisInfo analysis), computed on first use."""
+        if self._axis is None:
+            from ....gpu.axis_info import AxisInfoAnalysis
+            self._axis = AxisInfoAnalysis(self.func)
+        return self._axis
 
     # -- names and text
     def fresh(self, stem: str = "v") -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import List
 
 from ....ir import types as T
-from .context import TV, Ctx, Unsupported, lowers, lty
+from .context import TV, Ctx, Unsupported, lowers, lty, mem_ty
 
 _EFFECTS = ("tt.store", "tt.atomic_rmw", "tt.atomic_cas", "tt.print", "tt.assert", "tt.call")
 
@@ -84,15 +84,79 @@ def _before_region_op(cx: Ctx, op) -> None:
         cx.flush_pending()
 
 
+class Strided:
+    """A pointer tensor the loop moves by one uniform step per iteration (`p += BK *
+    stride`): carried as its initial value plus a scalar offset in elements, so loads
+    through it stay affine in the index (contiguous SIMD loads, no run-time row checks)
+    and no pointer tile is written back every iteration."""
+
+    tensor = False
+
+    def __init__(self, cx: Ctx, t: T.Type, base: TV, step_value):
+        self.t, self.base, self.step_value = t, base, step_value
+        self.ptr = cx.alloca("i64")
+        self.mty = mem_ty(t.element_type.pointee)
+        cx.do(f"store i64 0, ptr {self.ptr}")
+
+    def read(self, cx: Ctx):
+        off = cx.emit(f"load i64, ptr {self.ptr}")
+        base, mty = self.base, self.mty
+        return TV(self.t.shape, self.t,
+                  lambda c, idx: c.emit(f"getelementptr {mty}, ptr {base.at(c, idx)}, i64 {off}"),
+                  deps=[base], pw=True)
+
+    def advance(self, cx: Ctx) -> None:
+        if isinstance(self.step_value, int):
+            step = str(self.step_value)
+        else:
+            step = cx.get(self.step_value)
+            w = self.step_value.type.width
+            if w < 64:
+                step = cx.emit(f"sext i{w} {step} to i64")
+        off = cx.emit(f"load i64, ptr {self.ptr}")
+        cx.do(f"store i64 {cx.emit(f'add i64 {off}, {step}')}, ptr {self.ptr}")
+
+
+def _uniform_step(body, i: int):
+    """The scalar by which iteration arg `i` (a pointer tensor) advances each iteration
+    when the yield is `tt.addptr(arg, splat(s))`, else None."""
+    arg = body.args[1 + i]
+    t = arg.type
+    if not (isinstance(t, T.TensorType) and isinstance(t.element_type, T.PointerType)):
+        return None
+    term = body.terminator
+    if term is None or term.name != "scf.yield":
+        return None
+    add = term.operand(i).owner_op
+    if add is None or add.name != "tt.addptr" or add.operand(0) is not arg:
+        return None
+    splat = add.operand(1).owner_op
+    if splat is not None and splat.name == "tt.splat":
+        return splat.operand(0)
+    if splat is not None and splat.name == "arith.constant":    # dense<c>: a splat too
+        import numpy as np
+        raw = splat.attributes["value"].value
+        if np.ndim(raw) == 0 or np.all(np.asarray(raw) == np.asarray(raw).flat[0]):
+            return int(np.asarray(raw).flat[0])
+    return None
+
+
 @lowers("scf.for")
 def _for(cx: Ctx, op):
     _before_region_op(cx, op)
     lb, ub, step = (cx.get(v) for v in op.operands[:3])
     inits = [cx.get(v) for v in op.operands[3:]]
     ity = lty(op.operand(0).type)
-    slots = [Slot(cx, r.type) for r in op.results]
-    write_slots(cx, slots, inits)
     body = op.regions[0].entry
+    slots = []
+    for i, (r, init) in enumerate(zip(op.results, inits)):
+        s = _uniform_step(body, i)
+        if s is not None and isinstance(init, TV) and not init.impure:
+            slots.append(Strided(cx, r.type, init, s))
+        else:
+            slots.append(Slot(cx, r.type))
+    plain = [(s, v) for s, v in zip(slots, inits) if isinstance(s, Slot)]
+    write_slots(cx, [s for s, _ in plain], [v for _, v in plain])
     pre = cx.block
     head, loop, done = cx.label("for"), cx.label("body"), cx.label("endfor")
     cx.br(head)
@@ -108,7 +172,11 @@ def _for(cx: Ctx, op):
     cx.pending = []
     outs = cx.run_block(body, [iv] + [s.read(cx) for s in slots])
     cx.flush_pending(keep=outs)
-    write_slots(cx, slots, outs)
+    plain = [(s, v) for s, v in zip(slots, outs) if isinstance(s, Slot)]
+    write_slots(cx, [s for s, _ in plain], [v for _, v in plain])
+    for s in slots:
+        if isinstance(s, Strided):
+            s.advance(cx)
     cx.pending = saved
     nxt = cx.emit(f"add {ity} {iv}, {step}")
     cx.nloops += 1

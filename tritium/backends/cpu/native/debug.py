@@ -56,6 +56,12 @@ def bind_symbols() -> None:
     if not _bound:
         import llvmlite.binding as llvm
         llvm.add_symbol("tritium_cpu_print", ctypes.cast(_HOOK, ctypes.c_void_p).value)
+        # LLVM turns copy and fill loops (and large struct moves) into calls of these; the
+        # JIT's symbol search does not always see libc's.
+        libc = ctypes.CDLL(None)
+        for name in ("memcpy", "memmove", "memset"):
+            if not llvm.address_of_symbol(name) and hasattr(libc, name):
+                llvm.add_symbol(name, ctypes.cast(getattr(libc, name), ctypes.c_void_p).value)
         _bound = True
 
 

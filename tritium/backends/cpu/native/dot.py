@@ -10,7 +10,7 @@ sizes fall back to the plain loop nest, which LLVM vectorises along N.
 from __future__ import annotations
 
 from ....ir import types as T
-from .arith import call_fintrinsic, round_bf16
+from .arith import call_fintrinsic, rounded
 from .context import TV, Ctx, Unsupported, lowers, lty
 
 
@@ -39,7 +39,7 @@ def _dot(cx: Ctx, op):
     batch = ashape[0] if len(ashape) == 3 else 1
     rt = op.results[0].type
     cty = lty(ct)
-    narrow = cty == "half" or (cty == "float" and ct.name == "bf16")
+    narrow = cty == "half" or (cty == "float" and ct.name != "f32")     # bf16, fp8
     work = "float" if narrow else cty
     if work not in ("float", "double", "i32", "i64"):
         raise Unsupported(f"tt.dot accumulating in {ct}")
@@ -73,7 +73,7 @@ def _dot(cx: Ctx, op):
             if cty == "half":
                 s = cx.emit(f"fptrunc float {s} to half")
             else:
-                s = round_bf16(cx, s)
+                s = rounded(cx, ct, s)
             cx.store_buf(out, rt.shape, rt, idx, s)
         cx.loops(rt.shape, finish)
         acc = out

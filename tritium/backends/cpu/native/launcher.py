@@ -1,6 +1,10 @@
 """Launching a compiled kernel: pack the arguments once, split the grid's programs into one
 contiguous range per core, and call the kernel through ctypes on a thread pool (ctypes drops
 the GIL for the call, so the ranges run in parallel). `TRITON_CPU_MAX_THREADS` caps the pool.
+
+The pool is a few parked threads, each woken through a lock of its own: handing a range to
+`concurrent.futures` (a queue, a future, a condition to wait on) cost ~80 us per launch,
+this ~10 us.
 """
 from __future__ import annotations
 
@@ -8,14 +12,49 @@ import ctypes
 import os
 import struct
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import List, Optional, Sequence
 
 import numpy as np
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32)
-_pool: Optional[ThreadPoolExecutor] = None
-_pool_lock = threading.Lock()
+_workers: List["_Worker"] = []
+_pool_lock = threading.Lock()       # held by the launch using the workers
+
+
+class _Worker:
+    """A parked thread that runs one range of programs each time `go` is released."""
+
+    def __init__(self, i: int):
+        self.go, self.done = threading.Lock(), threading.Lock()
+        self.go.acquire()
+        self.done.acquire()
+        self.job = None
+        threading.Thread(target=self._run, name=f"tritium-cpu-{i}", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            self.go.acquire()
+            fn, *args = self.job
+            fn(*args)                       # a ctypes call: returns, never raises
+            self.done.release()
+
+    def start(self, *job) -> None:
+        self.job = job
+        self.go.release()
+
+    def join(self) -> None:
+        self.done.acquire()
+
+
+def _reset_workers() -> None:
+    """A forked child has none of its parent's threads."""
+    global _pool_lock
+    _workers.clear()
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_workers)
 
 
 def max_threads() -> int:
@@ -28,12 +67,31 @@ def max_threads() -> int:
     return max(1, min(n, cores) if n else cores)
 
 
-def _get_pool(n: int) -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None or _pool._max_workers < n:
-            _pool = ThreadPoolExecutor(max_workers=n, thread_name_prefix="tritium-cpu")
-    return _pool
+_llc: list = []
+
+
+def stream_bytes() -> int:
+    """From how many bytes stored by one launch through one store op the compiled code
+    streams past the caches (native/stream.py): `TRITIUM_CPU_STREAM_BYTES`, else the
+    last-level cache's size (a launch that stores less may leave its output in cache for
+    whoever reads it next)."""
+    import tritium.knobs as knobs
+    n = knobs.cpu.stream_bytes
+    if n:
+        return n if n > 0 else (1 << 63) - 1
+    if not _llc:
+        size = 32 << 20
+        for index in (3, 2):
+            try:
+                with open(f"/sys/devices/system/cpu/cpu0/cache/index{index}/size") as f:
+                    text = f.read().strip()
+                size = int(text[:-1]) << {"K": 10, "M": 20}[text[-1]] if text[-1] in "KM" \
+                    else int(text)
+                break
+            except (OSError, ValueError, KeyError):
+                continue
+        _llc.append(size)
+    return _llc[0]
 
 
 def _address(a, i: int) -> int:
@@ -55,9 +113,10 @@ def _address(a, i: int) -> int:
 
 
 def pack(kinds: Sequence[str], grid, args: Sequence, table: int = 0) -> ctypes.Array:
-    buf = (ctypes.c_uint64 * (4 + len(kinds)))()
+    buf = (ctypes.c_uint64 * (7 + len(kinds)))()        # last two: counter, chunk
     buf[0], buf[1], buf[2] = grid
     buf[3 + len(kinds)] = table
+    buf[4 + len(kinds)] = stream_bytes()
     for i, (k, a) in enumerate(zip(kinds, args)):
         if k == "ptr":
             v = _address(a, i)
@@ -94,10 +153,23 @@ class Launcher:
         if n == 1:
             self.fn(ptr, 0, total)
             return
-        bounds = [total * i // n for i in range(n + 1)]
-        pool = _get_pool(n - 1)
-        futs: List = [pool.submit(self.fn, ptr, bounds[i], bounds[i + 1])
-                      for i in range(1, n)]
-        self.fn(ptr, bounds[0], bounds[1])
-        for f in futs:
-            f.result()
+        lock = _pool_lock
+        if not lock.acquire(blocking=False):    # another thread's launch has the workers
+            self.fn(ptr, 0, total)
+            return
+        try:
+            while len(_workers) < n - 1:
+                _workers.append(_Worker(len(_workers)))
+            # Every thread claims chunks of programs from one counter (module.py) rather
+            # than a fixed share: on a core busy with other work a thread takes fewer, and
+            # programs of uneven cost (causal attention) even out. ~8 chunks per thread.
+            counter = ctypes.c_int32(0)
+            argbuf[len(argbuf) - 2] = ctypes.addressof(counter)
+            argbuf[len(argbuf) - 1] = max(1, total // (8 * n))
+            for i in range(1, n):
+                _workers[i - 1].start(self.fn, ptr, 0, total)
+            self.fn(ptr, 0, total)
+            for i in range(1, n):
+                _workers[i - 1].join()
+        finally:
+            lock.release()

@@ -140,6 +140,6 @@ def _scalar_fn(op):
 
 @lowers("tt.extern_elementwise")
 def _extern(cx: Ctx, op):
-    if any(lty(v.type) == "float" and elem(v.type).name == "bf16" for v in op.operands):
-        raise Unsupported("libdevice on bf16")
+    if any(lty(v.type) == "float" and elem(v.type).name != "f32" for v in op.operands):
+        raise Unsupported("libdevice on bf16 or fp8")
     elementwise(cx, op, _scalar_fn(op), cost=20)

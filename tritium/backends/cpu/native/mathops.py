@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ....ir import types as T
 from .arith import call_fintrinsic, convert_float, rounded
-from .context import Ctx, Unsupported, elem, elementwise, is_bf16, lowers, lty
+from .context import Ctx, Unsupported, elem, elementwise, is_bf16, is_fp8, lowers, lty
 
 _INTRINSIC = {"exp": "exp", "exp2": "exp2", "log": "log", "log2": "log2", "sqrt": "sqrt",
               "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "absf": "fabs",
@@ -165,7 +165,19 @@ def _fp_to_fp(cx, op):
     st, dt = elem(op.operand(0).type), elem(op.results[0].type)
     r = op.attr("rounding", 1)
     mode = r if isinstance(r, str) else ("rtz" if r == 0 else "rtne")
-    src, dst = lty(st), lty(dt)          # raises Unsupported for fp8
+    src, dst = lty(st), lty(dt)
+    if is_fp8(dt):
+        def to_fp8(c, x):
+            if st == dt:
+                return x
+            if src == "double":
+                from .arith import float_to_odd
+                x = float_to_odd(c, x)           # rounded to odd: one rounding in all
+            elif src == "half":
+                x = c.emit(f"fpext half {x} to float")
+            return rounded(c, dt, x, mode)
+        elementwise(cx, op, to_fp8)
+        return
     narrowing = is_bf16(dt) or {"half": 16, "float": 32, "double": 64}[dst] < \
         {"half": 16, "float": 32, "double": 64}[src]
     if mode == "rtz" and narrowing:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ....ir import types as T
 from ....ir.ops import ATOMIC_RMW_OPS
 from .context import TV, Ctx, Unsupported, elem, elementwise, lowers, lty, mem_ty, operand_at
+from .stream import can_stream, streaming_store
 
 _RMW = {v: k for k, v in ATOMIC_RMW_OPS.items()}
 _LLVM_RMW = {"and": "and", "or": "or", "xor": "xor", "add": "add", "fadd": "fadd",
@@ -30,6 +31,9 @@ def from_mem(cx: Ctx, t: T.Type, raw: str) -> str:
     mty = mem_ty(t)
     if mty == "i8" and lty(t) == "i1":
         return cx.emit(f"icmp ne i8 {raw}, 0")
+    if mty == "i8" and lty(t) == "float":             # fp8 bits -> float
+        from .fp8 import decode, fp8_format
+        return decode(cx, fp8_format(t), raw)
     if mty == "i16" and lty(t) == "float":            # bf16 bits -> float
         w = cx.emit(f"zext i16 {raw} to i32")
         w = cx.emit(f"shl i32 {w}, 16")
@@ -41,6 +45,9 @@ def to_mem(cx: Ctx, t: T.Type, v: str) -> str:
     mty = mem_ty(t)
     if mty == "i8" and lty(t) == "i1":
         return cx.emit(f"zext i1 {v} to i8")
+    if mty == "i8" and lty(t) == "float":             # fp8: the value is exact
+        from .fp8 import encode, fp8_format
+        return encode(cx, fp8_format(t), v)
     if mty == "i16" and lty(t) == "float":
         w = cx.emit(f"bitcast float {v} to i32")
         w = cx.emit(f"lshr i32 {w}, 16")
@@ -104,31 +111,28 @@ def _load(cx: Ctx, op):
         cx.set(op.results[0], one(cx, []))
         return
     tv = TV(rt.shape, rt, one, deps=ins, impure=True, cost=2, pw=True)
-    if isinstance(ptr, TV) and rt.shape[-1] > 1 and _reads_buffer(ptr):
-        fill = lambda c, dst: _fill_rows(c, dst, tv, ptr, mask, other, vol)  # noqa: E731
+    if isinstance(ptr, TV) and rt.shape[-1] > 1 and (
+            _reads_buffer(ptr) or _rows_contiguous(cx, op.operand(0))):
+        fill = lambda c, dst: _fill_rows(c, dst, tv, ptr, mask, other, vol,  # noqa: E731
+                                         _rows_contiguous(c, op.operand(0)))
     else:
         fill = lambda c, dst: c.loops(tv.shape, lambda idx: c.store_buf(  # noqa: E731
             dst, tv.shape, t, idx, tv.at(c, idx)))
-    tv.fill = lambda c, dst: unmasked_if_full(c, mask, lambda: fill(c, dst))
+    mask_v = op.operand(1) if len(op.operands) > 1 else None
+    tv.fill = lambda c, dst: unmasked_if_full(c, mask, lambda: fill(c, dst), mask_v)
     cx.set(op.results[0], tv)
 
 
-def unmasked_if_full(cx: Ctx, mask, emit) -> None:
+def unmasked_if_full(cx: Ctx, mask, emit, mask_value=None) -> None:
     """Emit `emit()` twice, behind a run-time test of whether `mask` is true everywhere:
     in the copy for a full block the mask is known true, so loads and stores are plain SIMD
     (only the ragged last block takes the masked copy). Masks that read memory, or
-    that are already known, are not tested."""
+    that are already known, are not tested. `mask_value` (the TTIR value) lets the test
+    look through broadcasts and `&` (`all_true`)."""
     if not isinstance(mask, TV) or mask.impure or id(mask) in cx.known_true:
         emit()
         return
-    flag = cx.alloca("i1")
-    cx.do(f"store i1 true, ptr {flag}")
-
-    def check(idx):
-        acc = cx.emit(f"load i1, ptr {flag}")
-        cx.do(f"store i1 {cx.emit(f'and i1 {acc}, {mask.at(cx, idx)}')}, ptr {flag}")
-    cx.loops(mask.shape, check, interleave=4)    # 4 chains of mask ANDs, not one
-    full = cx.emit(f"load i1, ptr {flag}")
+    full = all_true(cx, mask_value) if mask_value is not None else _all_elements(cx, mask)
     yes, no, join = cx.label("full"), cx.label("ragged"), cx.label("joined")
     cx.do(f"br i1 {full}, label %{yes}, label %{no}")
     cx.start_block(yes)
@@ -142,6 +146,62 @@ def unmasked_if_full(cx: Ctx, mask, emit) -> None:
     cx.start_block(join)
 
 
+_SAME_ELEMENTS = ("tt.broadcast", "tt.expand_dims", "tt.splat", "tt.reshape")
+
+
+def all_true(cx: Ctx, v) -> str:
+    """An i1: whether every element of mask `v` holds. A broadcast (or splat, expand_dims,
+    reshape) holds everywhere when its source does, and `a & b` when both do, so the
+    [64, 32] mask `(rm < M)[:, None] & (rk < K - k)[None, :]` costs 64 + 32 tests, not
+    2048."""
+    x = cx.get(v)
+    if not isinstance(x, TV):
+        return x
+    op = v.owner_op
+    if op is not None and op.name in _SAME_ELEMENTS:
+        return all_true(cx, op.operand(0))
+    if op is not None and op.name == "arith.andi":
+        return cx.emit(f"and i1 {all_true(cx, op.operand(0))}, {all_true(cx, op.operand(1))}")
+    last = _increasing_last(cx, op) if op is not None and op.name == "arith.cmpi" else None
+    if last is not None:
+        return last
+    return _all_elements(cx, x)
+
+
+def _increasing_last(cx: Ctx, op):
+    """`offs < n` (or <=, signed) with `offs` consecutive along its one dim (AxisInfo) and `n` the
+    same everywhere holds everywhere when it holds for the last, largest element (AxisInfo
+    assumes index arithmetic does not wrap, as upstream). None when that does not apply."""
+    from .arith import CMPI_PREDICATES, _pred
+    p = _pred(op, CMPI_PREDICATES)
+    lhs, rhs = op.operand(0), op.operand(1)
+    t = lhs.type
+    # signed only: [-2, -1, 0, 1] increases, but not as unsigned numbers
+    if p not in ("slt", "sle") or not isinstance(t, T.TensorType) or \
+            len(t.shape) != 1 or cx.func is None:
+        return None
+    info = cx.axis_info()
+    if info.get(lhs).contiguity[0] < t.shape[0] or info.get(rhs).constancy[0] < t.shape[0]:
+        return None
+    a, b = cx.get(lhs), cx.get(rhs)
+    if not isinstance(a, TV):
+        return None
+    end = [str(t.shape[0] - 1)]
+    bv = b.at(cx, end) if isinstance(b, TV) else b
+    return cx.emit(f"icmp {p} {lty(t)} {a.at(cx, end)}, {bv}")
+
+
+def _all_elements(cx: Ctx, mask: TV) -> str:
+    flag = cx.alloca("i1")
+    cx.do(f"store i1 true, ptr {flag}")
+
+    def check(idx):
+        acc = cx.emit(f"load i1, ptr {flag}")
+        cx.do(f"store i1 {cx.emit(f'and i1 {acc}, {mask.at(cx, idx)}')}, ptr {flag}")
+    cx.loops(mask.shape, check, interleave=4)    # 4 chains of mask ANDs, not one
+    return cx.emit(f"load i1, ptr {flag}")
+
+
 def _reads_buffer(tv: TV) -> bool:
     stack = [tv]
     while stack:
@@ -152,17 +212,29 @@ def _reads_buffer(tv: TV) -> bool:
     return False
 
 
-def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool) -> None:
-    """Materialise a load whose pointers come from a buffer (a pointer tensor carried by a
-    loop, say), where LLVM cannot see that a row is contiguous: check each row at run time
-    and load it with SIMD loads when its pointers are consecutive, element by element
-    (gathers) otherwise."""
+def _rows_contiguous(cx: Ctx, ptr) -> bool:
+    """Whether the AxisInfo analysis proves each row of pointer tensor `ptr` consecutive."""
+    t = ptr.type
+    return isinstance(t, T.TensorType) and cx.func is not None and \
+        cx.axis_info().get(ptr).contiguity[-1] >= t.shape[-1]
+
+
+def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool,
+               known: bool = False) -> None:
+    """Materialise a load row by row from each row's first pointer, where LLVM cannot see
+    that a row is contiguous (pointers from a buffer, a pointer tensor carried by a loop, or
+    i32 offset arithmetic it cannot prove free of overflow): with `known` (AxisInfo proved
+    it) SIMD loads directly; else check each row at run time and load it with SIMD loads
+    when its pointers are consecutive, element by element (gathers) otherwise."""
     t, shape = tv.t, list(tv.shape)
     mty = mem_ty(t)
     n = shape[-1]
 
     def row(outer):
         p0 = ptr.at(cx, outer + ["0"])
+        if known:
+            load_row(outer, p0, True)
+            return
         okp = cx.alloca("i1")
         cx.do(f"store i1 true, ptr {okp}")
 
@@ -177,23 +249,25 @@ def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool) -> No
         cx.do(f"br i1 {ok}, label %{fast}, label %{slow}")
         for label, contiguous in ((fast, True), (slow, False)):
             cx.start_block(label)
-
-            def elem_(idx, contiguous=contiguous):
-                full = outer + idx[-1:]
-                if contiguous:
-                    p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
-                else:
-                    p = ptr.at(cx, full)
-                if mask is None or id(mask) in cx.known_true:
-                    v = load_one(cx, t, p, vol)
-                else:
-                    m = operand_at(cx, mask, full)
-                    o = operand_at(cx, other, full) if other is not None else _zero(t)
-                    v = cx.cond(m, lambda: load_one(cx, t, p, vol), o, lty(t))
-                cx.store_buf(dst, shape, t, full, v)
-            cx.loops([n], elem_)
+            load_row(outer, p0, contiguous)
             cx.br(join)
         cx.start_block(join)
+
+    def load_row(outer, p0, contiguous):
+        def elem_(idx):
+            full = outer + idx[-1:]
+            if contiguous:
+                p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
+            else:
+                p = ptr.at(cx, full)
+            if mask is None or id(mask) in cx.known_true:
+                v = load_one(cx, t, p, vol)
+            else:
+                m = operand_at(cx, mask, full)
+                o = operand_at(cx, other, full) if other is not None else _zero(t)
+                v = cx.cond(m, lambda: load_one(cx, t, p, vol), o, lty(t))
+            cx.store_buf(dst, shape, t, full, v)
+        cx.loops([n], elem_)
     cx.loops(shape[:-1] or [1], lambda outer: row(outer if shape[:-1] else []))
 
 
@@ -213,7 +287,15 @@ def _store(cx: Ctx, op):
         c.cond(m, lambda: store_one(c, t, p, operand_at(c, val, idx)))
     st = op.operand(0).type
     if isinstance(st, T.TensorType):
-        unmasked_if_full(cx, mask, lambda: cx.loops(st.shape, lambda idx: one(cx, idx)))
+        def emit():
+            plain = lambda: cx.loops(st.shape, lambda idx: one(cx, idx))  # noqa: E731
+            if (mask is None or id(mask) in cx.known_true) and can_stream(cx, op, st.shape):
+                streaming_store(cx, op, ptr, st.shape,
+                                lambda idx, p: store_one(cx, t, p, operand_at(cx, val, idx)),
+                                plain)
+            else:
+                plain()
+        unmasked_if_full(cx, mask, emit, op.operand(2) if len(op.operands) > 2 else None)
     else:
         one(cx, [])
 
