@@ -166,6 +166,11 @@ def _candidates(loop: Operation, info) -> List[_Candidate]:
                 continue
             if _copy_bits(load, info) < 32:
                 continue  # cp.async moves 4, 8 or 16 bytes
+            enc = alloc.results[0].type.encoding
+            if get_order(load.operand(0).type.encoding)[0] != enc.order[0]:
+                # Staged the other way round (an MN extent too narrow to swizzle goes
+                # K-major): each copy would move one element, below cp.async's 4 bytes.
+                continue
             out.append(_Candidate(load, alloc, dot))
     return out
 
