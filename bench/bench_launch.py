@@ -192,11 +192,12 @@ def _descriptor_rows(add, torch):
     add("tritium kernel[grid](x)", lambda: store_one_t[(1,)](b))
     try:
         import triton
-        import triton.language as tl
         from triton.tools.tensor_descriptor import TensorDescriptor as UTD
+        # Upstream's JIT resolves names through the function's module globals.
+        globals()["tl"] = triton.language
 
         @triton.jit
-        def copy_tile_u(src, dst, B: tl.constexpr):
+        def copy_tile_u(src, dst, B: tl.constexpr):  # noqa: F821
             dst.store([0, 0], src.load([0, 0]))
         ua, ub = UTD.from_tensor(a, [64, 64]), UTD.from_tensor(b, [64, 64])
         copy_tile_u[(1,)](ua, ub, B=64)
