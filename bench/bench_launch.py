@@ -203,8 +203,12 @@ def _descriptor_rows(add, torch):
         copy_tile_u[(1,)](ua, ub, B=64)
         add(f"upstream triton {triton.__version__}: kernel[grid](desc, desc)",
             lambda: copy_tile_u[(1,)](ua, ub, B=64))
-    except Exception as e:
-        add("upstream descriptors", lambda: (_ for _ in ()).throw(e))
+    except Exception as e:   # shown as the row's note
+        msg = f"{type(e).__name__}: {e}"
+
+        def unavailable():
+            raise RuntimeError(msg)
+        add("upstream descriptors", unavailable)
 
 
 if __name__ == "__main__":
