@@ -133,3 +133,19 @@ def test_wide_block_moves_as_boxes_side_by_side():
     # one expect_tx for the whole block, every arrive/copy by thread 0 only
     assert re.search(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], 8192;", ptx)
     assert re.search(r"setp\.eq\.(s|b|u)32\s+%p\d+, %r\d+, 0;", ptx)
+
+
+def test_specialization_key_follows_a_mutated_block_shape():
+    """The key string is cached per (dtype, block), and a block shape changed in place
+    (tutorial 06's autotuner pre_hook does) gives the new key, not the cached one."""
+    import numpy as np
+    from tritium.frontend.specialize import _spec_tensordesc
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    x = np.zeros((64, 128), np.float16)
+    d = TensorDescriptor.from_tensor(x, [64, 64])
+    assert _spec_tensordesc(d, False, True, True)[0] == "tensordesc<fp16[64, 64]>"
+    d.block_shape = [32, 128]
+    assert _spec_tensordesc(d, False, True, True)[0] == "tensordesc<fp16[32, 128]>"
+    y = np.zeros((64, 128), np.float32)
+    assert _spec_tensordesc(TensorDescriptor.from_tensor(y, [32, 128]), False, True,
+                            True)[0] == "tensordesc<fp32[32, 128]>"
