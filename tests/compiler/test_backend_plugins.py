@@ -256,3 +256,15 @@ def test_upstream_triton_in_tree_backends_are_not_plugins(monkeypatch):
         found = B.discover_backends()
     assert found["nvidia"].compiler.__module__.startswith("tritium.backends.nvidia")
     assert "amd" not in found and not B.broken_backends
+
+
+def test_tritium_registers_no_upstream_backend_entry_points():
+    """Upstream Triton loads every `triton.backends` entry point as its own plugin, so one
+    naming a tritium package made `import triton` (upstream, installed beside tritium) fail
+    with "Found 0 concrete subclasses of BaseBackend". tritium finds its own backends
+    without entry points."""
+    from importlib.metadata import entry_points
+    ours = [ep for ep in entry_points(group="triton.backends") if ep.value.startswith("tritium")]
+    assert not ours, ours
+    from tritium.backends import backends
+    assert {"nvidia", "cpu"} <= set(backends)
