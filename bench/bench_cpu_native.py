@@ -258,7 +258,12 @@ def main():
         if upstream:
             uk = upstream[name]
             os.environ["TRITON_INTERPRET"] = "1"
-            cols.append(f"{best(lambda: uk[case['grid']](*case['args'], **case['kw']), 1) * 1e3:9.1f}")
+            try:
+                cols.append(f"{best(lambda: uk[case['grid']](*case['args'], **case['kw']), 1) * 1e3:9.1f}")
+            except Exception as e:  # noqa: BLE001  (upstream's interpreter failing is a cell)
+                cols.append(f"{'error':>9}")
+                print(f"upstream interpreter, {label}: {type(e).__name__}: {str(e)[:200]}",
+                      file=sys.stderr)
             os.environ.pop("TRITON_INTERPRET", None)
         ratio = tt / tn
         print(f"| {label + ('' if ok else ' (WRONG)'):34} | " + " | ".join(cols)
