@@ -22,6 +22,7 @@ from ..runtime.errors_launch import check_grid
 from ..runtime import launch_hooks
 from ..runtime.interface import KernelInterface
 from ..knobs import pipeline_hook_maybe_set
+from .specialize import annotation_type, normalize_annotation
 from ..tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
                               type_canonicalisation_dict)
 
@@ -36,7 +37,7 @@ HIP_OPTIONS = {"waves_per_eu", "matrix_instr_nonkdim", "kpack", "allow_flush_den
 
 
 # Names the generated binder module uses itself; a kernel so named gets another name there.
-_BINDER_NAMES = {"bind", "_H", "_slow", "_jit", "_fast", "_cpu", "_active", "_check",
+_BINDER_NAMES = {"bind", "_H", "_slow", "_key", "_jit", "_fast", "_cpu", "_active", "_check",
                  "args", "spec", "backend", "kernel", "options", "_type", "_tuple",
                  "_pipeline_hook"}
 
@@ -67,7 +68,14 @@ class KernelParam:
     @property
     def is_const(self) -> bool:
         a = self.annotation
-        return isinstance(a, str) and a.strip().startswith("const")
+        return isinstance(a, str) and (a.strip().startswith("const") or
+                                       normalize_annotation(a).startswith("*k"))
+
+    @functools.cached_property
+    def annotation_type(self) -> str:
+        """The signature type a dtype annotation fixes (`x: tl.int64`, `"i64"`, `int`,
+        `"*fp16"`), as upstream; "" when the annotation names no Triton type."""
+        return "" if self.is_constexpr else annotation_type(self.annotation)
 
     @property
     def default(self):
@@ -204,6 +212,15 @@ class JITFunction(KernelInterface):
         for p in self.params:
             if p.is_constexpr:
                 specs.append(f'("constexpr", {p.name})')
+            elif p.annotation_type:
+                # As upstream: the annotation is the type; bools and floats are not
+                # specialised, integers and pointers keep their divisibility key.
+                ty = p.annotation_type
+                if ty == "u1" or ty[:2] in ("fp", "bf") or p.do_not_specialize:
+                    specs.append(f'("{ty}", None)')
+                else:
+                    specs.append(f'("{ty}", _key((_H.get(_type({p.name})) or _slow)({p.name}, '
+                                 f'{p.is_const}, True, {not p.do_not_specialize_on_alignment})))')
             else:
                 # The handler for the argument's type, called directly: one dict lookup.
                 specs.append(f"(_H.get(_type({p.name})) or _slow)({p.name}, {p.is_const}, "
@@ -231,8 +248,8 @@ class JITFunction(KernelInterface):
                f"    kernel._jit_run(_check(_grid if _type(_grid) is _tuple else "
                f"_jit._grid_of(_grid, args, options)), args)\n"
                f"    return kernel\n")
-        from .specialize import _HANDLERS, _specialize_slow
-        scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self,
+        from .specialize import _HANDLERS, _specialize_slow, annotated_key
+        scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self, "_key": annotated_key,
                  "_fast": self._fast_cache, "_cpu": cpu_backend, "_active": active_backend,
                  "_check": check_grid, "_pipeline_hook": pipeline_hook_maybe_set,
                  # builtins under private names: a parameter may be called `type`
