@@ -100,3 +100,15 @@ def test_unknown_annotation_is_ignored():
     x = np.zeros(8, dtype=np.float32)
     k[(1,)](x, 5, 8)
     np.testing.assert_array_equal(x, [5, 6, 7, 8, 9, 0, 0, 0])
+
+
+def test_one_bit_annotations_are_unsigned_bools():
+    @jit
+    def k(X, a: "tl.uint1", b: "int1", c: tl.int1):
+        tl.store(X + a, a.to(tl.float32) + b + c)
+
+    x = np.zeros(2, dtype=np.float32)
+    h = k[(1,)](x, True, 1, 0)
+    assert x[1] == 2 and x[0] == 0
+    ttir = h.asm["ttir"]
+    assert "%a: i1" in ttir and "arith.extui %a" in ttir and "arith.uitofp" in ttir

@@ -244,8 +244,10 @@ def normalize_annotation(ty) -> str:
         ty = ty.__name__
     else:
         ty = str(ty)
-    name = canon.get(ty.replace("_t", ""), ty)
-    return "u1" if name == "i1" else name     # upstream canonicalises every bool to u1
+    ty = ty.replace("_t", "")
+    if ty in ("bool", "int1", "uint1", "i1", "u1"):
+        return "u1"                           # upstream canonicalises every bool to u1
+    return canon.get(ty, ty)
 
 
 _SCALAR_TYPES = None
