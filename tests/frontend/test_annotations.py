@@ -112,3 +112,25 @@ def test_one_bit_annotations_are_unsigned_bools():
     assert x[1] == 2 and x[0] == 0
     ttir = h.asm["ttir"]
     assert "%a: i1" in ttir and "arith.extui %a" in ttir and "arith.uitofp" in ttir
+
+
+def test_const_annotation_marks_a_read_only_pointer():
+    from tritium.compiler.errors import CompilationError
+
+    @jit
+    def k(src: tl.const, dst, n: tl.int32, BLOCK: tl.constexpr):
+        o = tl.arange(0, BLOCK)
+        tl.store(dst + o, tl.load(src + o, mask=o < n) + 1, mask=o < n)
+
+    x = np.random.default_rng().standard_normal(10).astype(np.float32)
+    y = np.zeros_like(x)
+    h = k[(1,)](x, y, x.size, BLOCK=16)
+    np.testing.assert_array_equal(y, x + 1)
+    assert "%src: !tt.ptr<f32>" in h.asm["ttir"]
+
+    @jit
+    def bad(src: tl.const, BLOCK: tl.constexpr):
+        tl.store(src + tl.arange(0, BLOCK), 0.0)
+
+    with pytest.raises(CompilationError, match="constant pointer"):
+        bad[(1,)](x, BLOCK=8)

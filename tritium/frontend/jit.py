@@ -69,9 +69,11 @@ class KernelParam:
 
     @property
     def is_const(self) -> bool:
-        a = self.annotation
-        return isinstance(a, str) and (a.strip().startswith("const") or
-                                       normalize_annotation(a).startswith("*k"))
+        # As upstream: `tl.const`, "const *fp32", "*kfp32" (a pointer the kernel only reads)
+        if self.annotation is None or self.is_constexpr:
+            return False
+        a = normalize_annotation(self.annotation)
+        return "const" in a or a.startswith("*k")
 
     @functools.cached_property
     def annotation_type(self) -> str:
@@ -139,8 +141,8 @@ class JITFunction(KernelInterface):
         self.starting_line_number = start + next(
             (i for i, line in enumerate(lines) if line.lstrip().startswith("def")), 0)
         self._fast_cache: Dict[tuple, Any] = {}
-        self.cache: Dict[Any, Dict[str, Any]] = defaultdict(
-            lambda: KernelCache(self._fast_cache))
+        self.cache: Dict[Any, Dict[str, Any]] = defaultdict(   # picklable (Inductor)
+            functools.partial(KernelCache, self._fast_cache))
         jit_function_registry[f"{self.module}:{self.__qualname__}"] = self
         self.hash: Optional[str] = None
         self.used_global_vals: Dict[tuple, Any] = {}
