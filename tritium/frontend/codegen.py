@@ -258,7 +258,10 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
                     [getattr(v, "type", None) for v in values], fields))
             if isinstance(ty, tensor_descriptor_base_type):
                 return ty.from_handles([entry.add_argument(t) for t in ty.ir_types()])
-            return tensor(entry.add_argument(ty.to_ir()), ty)
+            arg = entry.add_argument(ty.to_ir())
+            if len(path) == 1:  # printed `%name` as upstream's TTIR (its NameLoc prefix)
+                arg.name_hint = arg_names[path[0]]
+            return tensor(arg, ty)
 
         for i, (name, ty) in enumerate(params):
             self.set_value(name, value_of((arg_names.index(name),), ty))

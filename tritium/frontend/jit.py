@@ -22,6 +22,9 @@ from ..runtime.errors_launch import check_grid
 from ..runtime import launch_hooks
 from ..runtime.interface import KernelInterface
 from ..knobs import pipeline_hook_maybe_set
+from .preload import (DeviceCaches, KernelCache, jit_function_registry, preload,
+                      public_device, serialize_specialization_data)
+from .specialize import annotation_type, normalize_annotation
 from ..tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
                               type_canonicalisation_dict)
 
@@ -36,7 +39,7 @@ HIP_OPTIONS = {"waves_per_eu", "matrix_instr_nonkdim", "kpack", "allow_flush_den
 
 
 # Names the generated binder module uses itself; a kernel so named gets another name there.
-_BINDER_NAMES = {"bind", "_H", "_slow", "_jit", "_fast", "_cpu", "_active", "_check",
+_BINDER_NAMES = {"bind", "_H", "_slow", "_key", "_jit", "_fast", "_cpu", "_active", "_check",
                  "args", "spec", "backend", "kernel", "options", "_type", "_tuple",
                  "_pipeline_hook"}
 
@@ -66,8 +69,17 @@ class KernelParam:
 
     @property
     def is_const(self) -> bool:
-        a = self.annotation
-        return isinstance(a, str) and a.strip().startswith("const")
+        # As upstream: `tl.const`, "const *fp32", "*kfp32" (a pointer the kernel only reads)
+        if self.annotation is None or self.is_constexpr:
+            return False
+        a = normalize_annotation(self.annotation)
+        return "const" in a or a.startswith("*k")
+
+    @functools.cached_property
+    def annotation_type(self) -> str:
+        """The signature type a dtype annotation fixes (`x: tl.int64`, `"i64"`, `int`,
+        `"*fp16"`), as upstream; "" when the annotation names no Triton type."""
+        return "" if self.is_constexpr else annotation_type(self.annotation)
 
     @property
     def default(self):
@@ -128,13 +140,15 @@ class JITFunction(KernelInterface):
         self.src = src
         self.starting_line_number = start + next(
             (i for i, line in enumerate(lines) if line.lstrip().startswith("def")), 0)
-        self.cache: Dict[Any, Dict[str, Any]] = defaultdict(dict)
+        self._fast_cache: Dict[tuple, Any] = {}
+        self.cache: Dict[Any, Dict[str, Any]] = defaultdict(   # picklable (Inductor)
+            functools.partial(KernelCache, self._fast_cache))
+        jit_function_registry[f"{self.module}:{self.__qualname__}"] = self
         self.hash: Optional[str] = None
         self.used_global_vals: Dict[tuple, Any] = {}
         self._binder = None
         self._launch_fn = None
         self.pre_run_hooks: List[Callable] = []
-        self._fast_cache: Dict[tuple, Any] = {}
         # As upstream, TRITON_INTERPRET is read when the kernel is decorated.
         from ..runtime import knobs
         self.interpret = knobs.interpret()
@@ -204,6 +218,15 @@ class JITFunction(KernelInterface):
         for p in self.params:
             if p.is_constexpr:
                 specs.append(f'("constexpr", {p.name})')
+            elif p.annotation_type:
+                # As upstream: the annotation is the type; bools and floats are not
+                # specialised, integers and pointers keep their divisibility key.
+                ty = p.annotation_type
+                if ty == "u1" or ty[:2] in ("fp", "bf") or p.do_not_specialize:
+                    specs.append(f'("{ty}", "")')  # upstream's None; "" keys the same
+                else:
+                    specs.append(f'("{ty}", _key((_H.get(_type({p.name})) or _slow)({p.name}, '
+                                 f'{p.is_const}, True, {not p.do_not_specialize_on_alignment})))')
             else:
                 # The handler for the argument's type, called directly: one dict lookup.
                 specs.append(f"(_H.get(_type({p.name})) or _slow)({p.name}, {p.is_const}, "
@@ -231,8 +254,8 @@ class JITFunction(KernelInterface):
                f"    kernel._jit_run(_check(_grid if _type(_grid) is _tuple else "
                f"_jit._grid_of(_grid, args, options)), args)\n"
                f"    return kernel\n")
-        from .specialize import _HANDLERS, _specialize_slow
-        scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self,
+        from .specialize import _HANDLERS, _specialize_slow, annotated_key
+        scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self, "_key": annotated_key,
                  "_fast": self._fast_cache, "_cpu": cpu_backend, "_active": active_backend,
                  "_check": check_grid, "_pipeline_hook": pipeline_hook_maybe_set,
                  # builtins under private names: a parameter may be called `type`
@@ -311,27 +334,56 @@ class JITFunction(KernelInterface):
             unknown = [k for k in extra if k not in KNOWN_OPTIONS]
         if unknown:
             raise KeyError(f"Keyword argument {unknown[0]} was specified but unrecognised")
-        backend = make_backend(target_device.target)
         if "debug" not in extra:
             from ..runtime import knobs
             extra = dict(extra, debug=bool(self.debug) if self.debug is not None
                          else knobs.debug())
-        options = backend.parse_options(extra)
-        key = str(specialization) + str(options)
-        if pipeline is not None:  # upstream's ("custom_pipeline", hash) key entry
-            key += str(("custom_pipeline", pipeline))
-        kernel = self.cache[device].get(key)
+        return self._compile_for(target_device, specialization, extra, None, warmup, pipeline)
+
+    def _compile_for(self, target_device, specialization, options, key=None, warmup=False,
+                     pipeline=None):
+        """The kernel cache's entry for `key` (upstream's `str(specialization) +
+        str(options)`), compiled on a miss with the JIT's compile hooks around it (None when
+        `jit_cache_hook` skips it). `options` is a dict the backend parses."""
+        backend = make_backend(target_device.target)
+        options = backend.parse_options(options)
+        if key is None:
+            key = str(specialization) + str(options)
+            if pipeline is not None:  # upstream's ("custom_pipeline", hash) key entry
+                key += str(("custom_pipeline", pipeline))
+        device = target_device.device_key()
+        cache = self.cache[device]
+        kernel = cache.get(key)
         if kernel is None:
             self._log_recompile(device, specialization)
             src = ASTSource.from_specialization(self, specialization)
+            target = target_device.target
+
+            def compile_and_store():
+                k = compile_source(src, target=target, options=options, backend=backend)
+                cache[key] = k     # before jit_post_compile_hook, which may look it up
+                return k
+
+            data = None
+            if launch_hooks.jit_hooks_set():
+                data = serialize_specialization_data(
+                    self._fn_name, src.signature, src.constants, src.attrs, options, key,
+                    target)
             kernel = launch_hooks.compile_with_hooks(
-                lambda: compile_source(src, target=target_device.target, options=options,
-                                       backend=backend),
-                self, specialization, options, key, warmup)
-            if kernel is None:
-                return None
-            self.cache[device][key] = kernel
+                compile_and_store, self, specialization, options, key, warmup,
+                device=public_device(device), specialization_data=data)
         return kernel
+
+    @property
+    def device_caches(self):
+        """Upstream's per-device caches: `device_caches[device]` is `(kernel_cache,
+        kernel_key_cache, target, backend, binder)`; `device` is "cpu" or a GPU's index."""
+        return DeviceCaches(self)
+
+    def preload(self, specialization_data: str):
+        """Compile (or load from the disk cache) the specialisation described by the JSON
+        `knobs.runtime.jit_cache_hook` received as `compile["specialization_data"]`."""
+        return preload(self, specialization_data)
 
     def warmup(self, *args, grid, **kwargs):
         return self.run(*map(_mock_if_dtype, args), grid=grid, warmup=True,

@@ -217,3 +217,58 @@ _HANDLERS: Dict[type, Callable] = {
     int: _spec_int, bool: _spec_bool, float: _spec_float, type(None): _spec_none,
     tuple: _spec_tuple,
 }
+
+
+def normalize_annotation(ty) -> str:
+    """A parameter annotation as upstream's type string: `tl.int64`, `"i64"`, `"tl.uint8"`,
+    `int`, `"*fp32"`, `"const *fp16"` -> `"i64"`, `"i64"`, `"u8"`, `"i32"`, `"*fp32"`,
+    `"*kfp16"`; anything else (torch.Tensor, tl.constexpr) is its name, unchanged."""
+    from ..language.dtypes import dtype as tl_dtype, pointer_type
+    from ..tensor_wrapper import type_canonicalisation_dict as canon
+    if isinstance(ty, str):
+        ty = ty.strip()
+        if ty.startswith("const "):
+            inner = normalize_annotation(ty[len("const"):])
+            return "*k" + inner[1:] if inner.startswith("*") else inner
+        if ty.endswith("*"):
+            return "*" + normalize_annotation(ty[:-1])
+        if ty.startswith("*"):
+            return "*" + normalize_annotation(ty[1:])
+        if ty.startswith("tl."):
+            return normalize_annotation(ty[3:])
+    elif isinstance(ty, pointer_type):
+        return "*" + normalize_annotation(ty.element_ty)
+    elif isinstance(ty, tl_dtype):
+        ty = ty.name
+    elif isinstance(ty, type):
+        ty = ty.__name__
+    else:
+        ty = str(ty)
+    ty = ty.replace("_t", "")
+    if ty in ("bool", "int1", "uint1", "i1", "u1"):
+        return "u1"                           # upstream canonicalises every bool to u1
+    return canon.get(ty, ty)
+
+
+_SCALAR_TYPES = None
+
+
+def annotation_type(ty) -> str:
+    """The signature type a dtype annotation fixes (upstream's `KernelParam.annotation_type`),
+    or "" when the annotation names no Triton type."""
+    global _SCALAR_TYPES
+    if ty is None:
+        return ""
+    if _SCALAR_TYPES is None:
+        from ..tensor_wrapper import type_canonicalisation_dict as canon
+        _SCALAR_TYPES = set(canon.values()) | {"u1"}
+    a = normalize_annotation(ty)
+    base = a[2:] if a.startswith("*k") else a[1:] if a.startswith("*") else a
+    return a if base in _SCALAR_TYPES and base != "void" else ""
+
+
+def annotated_key(spec) -> str:
+    """The key of an argument whose type an annotation fixes: its divisibility mark only
+    (an integer 1 stays a run-time value of the annotated type, not a constant)."""
+    key = spec[1]
+    return key if key == "D" else ""

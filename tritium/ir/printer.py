@@ -62,8 +62,12 @@ class Namer:
     def name_arg(self, arg: BlockArgument) -> None:
         if arg in self.names:
             return
-        self.names[arg] = f"%arg{self.args}"
-        self.args += 1
+        hint = arg.name_hint
+        if hint is not None and hint.isidentifier() and not _is_reserved_arg_name(hint):
+            self.names[arg] = "%" + self._unique(hint)   # a kernel parameter's own name
+        else:
+            self.names[arg] = f"%arg{self.args}"
+        self.args += 1     # unnamed arguments keep their position's number
 
     def prename(self, op: Operation) -> None:
         """Name `op`'s results and everything nested in the order printing meets them, so
@@ -91,6 +95,13 @@ class Namer:
         if len(op.results) == 1:
             return first
         return f"{first.split('#')[0]}:{len(op.results)}"
+
+
+def _is_reserved_arg_name(name: str) -> bool:
+    """`arg3`, `c1_i32`, `cst`, `true`... are names the printer makes itself; a parameter
+    so named keeps the generic `%argN`."""
+    return (name.startswith(("arg", "c", "cst")) and name[1:].replace("_", "").isalnum()
+            and any(ch.isdigit() for ch in name)) or name in ("cst", "true", "false")
 
 
 def _constant_name(op: Operation) -> Optional[str]:

@@ -32,7 +32,13 @@ class LazyDict:
 JitFunctionInfo = collections.namedtuple("JitFunctionInfo", ["module", "name", "jit_function"])
 
 
-def _call_jit_hook(hook, jit_fn, specialization, options, key, warmup):
+def jit_hooks_set() -> bool:
+    rt = knobs.runtime
+    return rt.jit_cache_hook is not None or rt.jit_post_compile_hook is not None
+
+
+def _call_jit_hook(hook, jit_fn, specialization, options, key, warmup, device=0,
+                   specialization_data=None):
     """Upstream's protocol for `knobs.runtime.jit_cache_hook` / `jit_post_compile_hook`."""
     signature = dict(zip(jit_fn.arg_names, (ty for ty, _ in specialization)))
     constants = {n: v for n, (ty, v) in zip(jit_fn.arg_names, specialization) if ty == "constexpr"}
@@ -42,22 +48,28 @@ def _call_jit_hook(hook, jit_fn, specialization, options, key, warmup):
     shown = ", ".join(f"{n}: {ty}" for n, ty in signature.items())
     repr_ = (f"{jit_fn.__qualname__}[" + ", ".join(f"{k}={v}" for k, v in opts.items()
                                                     if k != "extern_libs") + f"]({shown})")
-    compile_info = {"key": key, "signature": signature, "device": 0, "constants": constants,
-                    **opts, "configs": [], "specialization_data": key, "is_warmup": warmup}
+    compile_info = {"key": key, "signature": signature, "device": device,
+                    "constants": constants, **opts, "configs": [],
+                    "specialization_data": specialization_data, "is_warmup": warmup}
     return hook(key=key, repr=repr_, fn=JitFunctionInfo(jit_fn.module, jit_fn.__name__, jit_fn),
                 compile=compile_info, is_manual_warmup=warmup, already_compiled=False)
 
 
-def compile_with_hooks(compile_fn, jit_fn, specialization, options, key="", warmup=False):
+def compile_with_hooks(compile_fn, jit_fn, specialization, options, key="", warmup=False,
+                       device=0, specialization_data=None):
     """`compile_fn()` with the JIT's hooks around it: `knobs.runtime.jit_cache_hook` first
     (returning True skips the compile: the launch does nothing and returns None), and
-    `jit_post_compile_hook` after."""
+    `jit_post_compile_hook` after. `device` ("cpu" or a GPU index) keys
+    `device_caches`; `specialization_data` is the JSON `JITFunction.preload` takes."""
     rt = knobs.runtime
+    extra = dict(device=device, specialization_data=specialization_data)
     if rt.jit_cache_hook is not None and \
-            _call_jit_hook(rt.jit_cache_hook, jit_fn, specialization, options, key, warmup):
+            _call_jit_hook(rt.jit_cache_hook, jit_fn, specialization, options, key, warmup,
+                           **extra):
         return None
     kernel = compile_fn()
     if rt.jit_post_compile_hook is not None:
-        _call_jit_hook(rt.jit_post_compile_hook, jit_fn, specialization, options, key, warmup)
+        _call_jit_hook(rt.jit_post_compile_hook, jit_fn, specialization, options, key, warmup,
+                       **extra)
     return kernel
 

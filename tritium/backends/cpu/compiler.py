@@ -24,6 +24,10 @@ class CPUOptions:
     allowed_dot_input_precisions: tuple = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
     max_num_imprecise_acc_default: int = 0
     backend_name: str = "cpu"
+    # Accepted as upstream's GPU backends take it, as `(name, path)` pairs; nothing is
+    # linked: the CPU backend computes libdevice's functions itself (upstream's interpreter
+    # ignores the option too).
+    extern_libs: Optional[tuple] = None
 
     def __str__(self) -> str:
         return str(tuple(sorted(self.__dict__.items())))
@@ -98,6 +102,10 @@ class CPUBackend(BaseBackend):
         known = CPUOptions.__dataclass_fields__
         opts = {k: v for k, v in dict(options).items() if k in known and v is not None}
         check_num_warps(opts)
+        libs = opts.get("extern_libs")
+        if libs is not None:
+            libs = libs.items() if isinstance(libs, dict) else libs
+            opts["extern_libs"] = tuple((str(n), str(p)) for n, p in libs)
         return CPUOptions(**opts)
 
     def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:

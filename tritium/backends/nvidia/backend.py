@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import os
 from dataclasses import dataclass, fields
 from typing import Any, Dict, Optional  # noqa: F401
 
@@ -38,6 +39,9 @@ class CUDAOptions:
     sanitize_overflow: bool = True  # only takes effect with debug, as upstream
     arch: str = "sm_90a"
     backend_name: str = "cuda"
+    # Bitcode libraries linked into kernels that call external functions, as upstream:
+    # `(name, path)` pairs; libdevice's is always there (the one found when not given).
+    extern_libs: Optional[tuple] = None
 
     def __str__(self) -> str:
         return str(tuple((f.name, getattr(self, f.name)) for f in fields(self)))
@@ -80,6 +84,7 @@ class CUDABackend(BaseBackend):
                   "allowed_dot_input_precisions"):
             if isinstance(opts.get(k), list):  # options read back from JSON
                 opts[k] = tuple(opts[k])
+        opts["extern_libs"] = extern_libs_option(opts.get("extern_libs"))
         return CUDAOptions(**opts)
 
     def hash(self) -> str:
@@ -132,12 +137,29 @@ class CUDABackend(BaseBackend):
     def make_ptx(self, llir: str, options):
         from .llvm import llir_to_ptx
         return llir_to_ptx(llir, arch=options.arch, ptx_version=options.ptx_version,
-                           enable_fp_fusion=options.enable_fp_fusion)
+                           enable_fp_fusion=options.enable_fp_fusion,
+                           extern_libs=options.extern_libs or ())
 
     def make_cubin(self, ptx: str, options):
         from .toolchain import make_cubin
         return make_cubin(ptx, arch=options.arch, enable_fp_fusion=options.enable_fp_fusion,
                           maxnreg=options.maxnreg)
+
+
+def extern_libs_option(value) -> tuple:
+    """Upstream's `extern_libs` option as a hashable tuple of `(name, path)` pairs: a dict
+    or pairs (a tuple read back from JSON comes as lists); libdevice added when missing."""
+    libs = dict(value.items() if isinstance(value, dict) else (tuple(p) for p in value or ()))
+    for name, path in libs.items():
+        if not isinstance(name, str) or not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"extern_libs: expected {{name: path of a bitcode file}}, got "
+                            f"{name!r}: {path!r}")
+    if not libs.get("libdevice"):
+        from .llvm import find_libdevice
+        found = find_libdevice()
+        if found:
+            libs["libdevice"] = found
+    return tuple((name, os.fspath(path)) for name, path in libs.items())
 
 
 @functools.lru_cache(maxsize=1)

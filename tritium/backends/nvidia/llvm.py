@@ -163,6 +163,40 @@ def libdevice_calls(llir: str) -> List[str]:
     return sorted(set(_RE_NV_DECL.findall(llir)))
 
 
+_RE_DECL = re.compile(r'^declare\b[^@\n]*@("[^"]+"|[\w.$]+)\(', re.M)
+_extern_defined: Dict[str, Set[str]] = {}   # bitcode path -> functions it defines
+
+
+def extern_calls(llir: str) -> List[str]:
+    """Functions the module declares that neither LLVM (`llvm.*` intrinsics), the CUDA
+    runtime (`vprintf`, `__assertfail`) nor libdevice (`__nv_*`) supplies: what an
+    `extern_libs` library may define."""
+    names = (m.strip('"') for m in _RE_DECL.findall(llir))
+    return sorted({n for n in names if not n.startswith(("llvm.", "__nv_", "__nvvm_"))
+                   and n not in ("vprintf", "__assertfail")})
+
+
+def _link_extern_libs(llvm, mod, wanted: List[str], libs, data_layout: str) -> None:
+    """Link each `extern_libs` bitcode file (other than libdevice, linked per function
+    above) that defines a function the kernel calls, as upstream links its extern libs;
+    O3 then drops what the kernel does not use."""
+    for name, path in libs:
+        if name == "libdevice" or not wanted:
+            continue
+        defined = _extern_defined.get(path)
+        lib = None
+        if defined is None:
+            lib = llvm.parse_bitcode(_read_libdevice(path))
+            defined = _extern_defined[path] = {f.name for f in lib.functions
+                                               if not f.is_declaration}
+        if not defined.intersection(wanted):
+            continue
+        lib = lib or llvm.parse_bitcode(_read_libdevice(path))
+        lib.triple, lib.data_layout = TRIPLE, data_layout
+        mod.link_in(lib)
+        wanted = [w for w in wanted if w not in defined]
+
+
 def _add_reflect_ftz_flag(llir: str) -> str:
     """Add `nvvm-reflect-ftz = 1` (override) like upstream, so libdevice's
     `__nvvm_reflect("__CUDA_FTZ")` folds to the flush-to-zero variants."""
@@ -277,8 +311,14 @@ def _fix_header(ptx: str, arch: str, version: Optional[int]) -> str:
 
 
 def llir_to_ptx(llir_text: str, arch: str = "sm_90a", ptx_version: Optional[int] = None,
-                enable_fp_fusion: bool = True, libdevice_path: Optional[str] = None) -> str:
-    """Compile LLVM IR text (kernels declared `define ptx_kernel void @k(...)`) to PTX."""
+                enable_fp_fusion: bool = True, libdevice_path: Optional[str] = None,
+                extern_libs: Iterable = ()) -> str:
+    """Compile LLVM IR text (kernels declared `define ptx_kernel void @k(...)`) to PTX.
+    `extern_libs`: upstream's option, `(name, path)` pairs of bitcode files; "libdevice"
+    names the libdevice to use, the others are linked when they define a function the
+    kernel calls."""
+    extern_libs = tuple(extern_libs)
+    libdevice_path = dict(extern_libs).get("libdevice") or libdevice_path
     llvm = _llvm()
     if llvm.llvm_version_info[0] < 17:
         # Older NVPTX backends do not know sm_90a and silently fall back to a
@@ -311,6 +351,9 @@ def llir_to_ptx(llir_text: str, arch: str = "sm_90a", ptx_version: Optional[int]
             for bc in _libdevice_modules(llvm, nv_funcs, path, tm, data_layout):
                 mod.link_in(llvm.parse_bitcode(bc))
             stats["libdevice_links"] += 1
+        others = extern_calls(text) if len(extern_libs) > ("libdevice" in dict(extern_libs)) \
+            else []
+        _link_extern_libs(llvm, mod, others, extern_libs, data_layout)
         if kernels:
             # Helpers become internal so O3 may inline and delete them; only
             # entry points must survive with their names.
