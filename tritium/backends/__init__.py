@@ -2,8 +2,9 @@
 
 Each entry point names a package holding a `compiler` module (one concrete `BaseBackend`)
 and a `driver` module (one concrete `DriverBase`), as upstream's plugins do. tritium's own
-backends are registered in pyproject.toml and are always added by module name (from a
-source tree there is no installed metadata); upstream Triton's own entries are skipped. A plugin that fails to load is
+backends are added by module name (`BUILTIN`), not as entry points: upstream Triton, installed
+beside tritium, loads that group as its own plugins and would fail on them. Upstream Triton's
+own entries are skipped here. A plugin that fails to load is
 reported by name (a warning, and `broken_backends[name]` holds the error) and the others
 still load. Discovery runs on first use of `backends`, so `import tritium` stays quick.
 """
@@ -19,7 +20,7 @@ from .compiler import BaseBackend, GPUTarget, Language  # noqa: F401
 from .driver import DriverBase  # noqa: F401
 
 ENTRY_POINT_GROUP = "triton.backends"
-# tritium's own backends, used when the installed metadata does not list them.
+# tritium's own backends: they keep their names over an entry point's of the same name.
 BUILTIN = {"nvidia": "tritium.backends.nvidia", "cpu": "tritium.backends.cpu"}
 
 
