@@ -149,3 +149,36 @@ def test_specialization_key_follows_a_mutated_block_shape():
     y = np.zeros((64, 128), np.float32)
     assert _spec_tensordesc(TensorDescriptor.from_tensor(y, [32, 128]), False, True,
                             True)[0] == "tensordesc<fp32[32, 128]>"
+
+
+def test_launcher_packs_the_tensor_map_then_shape_and_strides():
+    """A descriptor argument marked TMA in the metadata fills its first parameter with the
+    encoder's 128 bytes (made once per tensor), then the i32 shape and i64 strides; one
+    without metadata keeps the pointer form (base, padding flag)."""
+    import ctypes
+    import numpy as np
+    from tritium.backends.nvidia.launcher import make_launcher
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    made, launches = [], []
+
+    def encode(**kw):
+        made.append(kw)
+        return bytes(range(128))
+    meta = {"swizzle": 128, "elem_bits": 16, "box": [64, 64], "block": [64, 128], "stores": False}
+    sig = {"d": "tensordesc<fp16[64, 128]>", "p": "tensordesc<fp16[64, 128]>", "n": "i32"}
+    launch = make_launcher(sig, launch_fn=lambda *a: launches.append(a) or 0,
+                           device_pointer=lambda p: p, tensordesc_meta=[meta, None],
+                           tensor_map_encode=encode, cache=False)
+    x = np.zeros((100, 256), np.float16)
+    d = TensorDescriptor.from_tensor(x, [64, 128])
+    for _ in range(3):
+        launch(2, 1, 1, 0, 0, 4, 0, d, d, 7)
+    assert len(made) == 1 and len(launches) == 3
+    assert made[0]["dims"] == [256, 100] and made[0]["byte_strides"] == [512]
+    b = launch.params
+    assert bytes(b.a0_0) == bytes(range(128)) and ctypes.sizeof(b.a0_0) == 128
+    assert (b.a0_1, b.a0_2, b.a0_3, b.a0_4) == (100, 256, 256, 1)
+    assert b.a1_0 == x.ctypes.data and b.a1_1 == 0 and b.a2 == 7   # pointer form
+    with pytest.raises(NotImplementedError, match="params"):
+        make_launcher(sig, mode="extra", launch_fn=lambda *a: 0, device_pointer=lambda p: p,
+                      tensordesc_meta=[meta, None], tensor_map_encode=encode, cache=False)
