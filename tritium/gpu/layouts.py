@@ -16,7 +16,7 @@ from .linear_layout import LinearLayout, XorBasis, log2
 
 __all__ = [
     "CTALayout", "BlockedEncoding", "SliceEncoding", "SwizzledSharedEncoding",
-    "NVMMASharedEncoding", "LinearEncoding", "Layout", "parse_layout_attr",
+    "NVMMASharedEncoding", "nvmma_swizzle_width", "LinearEncoding", "Layout", "parse_layout_attr",
     "default_blocked_encoding", "identity_standard_nd", "swizzled_shared_to_linear_layout",
     "total_elems_per_thread", "elems_per_thread", "get_order", "contig_per_thread",
     "threads_per_warp", "warps_per_cta", "num_warps", "dim_names", "NvidiaMmaEncoding",
@@ -271,6 +271,12 @@ class SwizzledSharedEncoding:
 
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         return swizzled_shared_to_linear_layout(self, shape)
+
+
+def nvmma_swizzle_width(contiguous_bytes: int) -> int:
+    """The widest NVMMA swizzle (128, 64 or 32 bytes) a tile whose contiguous dim spans
+    `contiguous_bytes` covers; 0 (unswizzled) below 32 bytes."""
+    return next((w for w in (128, 64, 32) if contiguous_bytes >= w), 0)
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from ..ir import types as T
-from .layouts import NVMMASharedEncoding
+from .layouts import NVMMASharedEncoding, nvmma_swizzle_width
 
-__all__ = ["TmaBlock", "tma_block", "tma_encoding"]
+__all__ = ["TmaBlock", "tma_block"]
 
 MAX_BOX = 256          # elements per box dimension
 MAX_RANK = 5
@@ -58,10 +58,6 @@ class TmaBlock:
                 "box": list(self.box), "block": list(self.dims)}
 
 
-def _swizzle_for(inner_bytes: int) -> int:
-    return next((w for w in (128, 64, 32) if inner_bytes >= w), 0)
-
-
 def tma_block(block: T.TensorType) -> Optional[TmaBlock]:
     """The TMA shape of a descriptor block, or None when TMA cannot move it (then the
     descriptor is lowered to pointer loads and stores)."""
@@ -79,7 +75,7 @@ def tma_block(block: T.TensorType) -> Optional[TmaBlock]:
         # The NVMMA layout's tile is 8 rows. (The driver refuses a rank-1 map made with an
         # empty stride list: rows stay on pointer loads.)
         return None
-    swizzle = _swizzle_for(inner_bytes)
+    swizzle = nvmma_swizzle_width(inner_bytes)
     # Unswizzled NVMMA strips are 16 bytes wide, swizzled ones `swizzle` bytes.
     inner = (swizzle or 16) * 8 // bits
     box = dims[:-1] + (inner,)
@@ -87,8 +83,3 @@ def tma_block(block: T.TensorType) -> Optional[TmaBlock]:
     if any(d > MAX_BOX for d in box) or (copies > 1 and len(dims) > 2):
         return None         # strips of a 3-D block are not contiguous boxes
     return TmaBlock(dims, bits, swizzle, box, copies)
-
-
-def tma_encoding(block: T.TensorType) -> Optional[NVMMASharedEncoding]:
-    tb = tma_block(block)
-    return tb.encoding if tb is not None else None

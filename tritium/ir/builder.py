@@ -15,6 +15,14 @@ class Builder:
         self.before: Optional[Operation] = None  # None: append at the end of `block`
         self.loc = UnknownLoc
 
+    @classmethod
+    def before_op_at_its_loc(cls, op: Operation) -> "Builder":
+        """A builder inserting before `op`, stamping `op`'s location."""
+        b = cls()
+        b.set_insertion_point_before(op)
+        b.loc = op.loc
+        return b
+
     # -- insertion point
     def set_insertion_point_to_end(self, block: Block) -> None:
         self.block, self.before = block, None

@@ -56,10 +56,7 @@ class ValueExpander:
 
     @staticmethod
     def builder(op: Operation) -> Builder:
-        b = Builder()
-        b.set_insertion_point_before(op)
-        b.loc = op.loc
-        return b
+        return Builder.before_op_at_its_loc(op)
 
     # -- walking
     def run(self, module: Operation) -> None:

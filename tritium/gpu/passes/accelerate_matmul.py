@@ -25,7 +25,7 @@ from ...ir.builder import Builder
 from ...ir.core import Operation
 from ...ir.ops import INPUT_PRECISIONS
 from ...passes.manager import Pass, register_pass
-from ..layouts import NVMMASharedEncoding, get_order
+from ..layouts import NVMMASharedEncoding, get_order, nvmma_swizzle_width
 from ..mma_layouts import DotOperandEncoding, NvidiaMmaEncoding
 from .legality import insert_convert, with_encoding
 
@@ -140,7 +140,7 @@ def nvmma_shared_for(t: T.TensorType, op_idx: int, kind: str) -> Optional[NVMMAS
     bits = t.element_type.bitwidth
     choices = [contig, k_dim] if kind in ("f16", "bf16") and contig != k_dim else [k_dim]
     for c in choices:  # an MN extent too narrow to swizzle falls back to K-major
-        swizzle = next((w for w in (128, 64, 32) if t.dims[c] * bits // 8 >= w), 0)
+        swizzle = nvmma_swizzle_width(t.dims[c] * bits // 8)
         if swizzle and t.dims[1 - c] >= 8:
             return NVMMASharedEncoding(swizzle, c == 0, bits)
     return None  # the lowering's descriptors need a swizzled layout

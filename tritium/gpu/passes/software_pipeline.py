@@ -280,10 +280,10 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     # dot waits only for its own tiles (attention's V keeps landing under Q K^T + softmax).
     pos = {op: i for i, op in enumerate(body)}
     cands = sorted(cands, key=lambda c: (pos[c.dot], c.dot.operand(0) is not c.alloc.results[0]))
-    has_cp = any(not c.tma for c in cands)
     tmas = [c for c in cands if c.tma]
     last_cp = {c.dot: c for c in cands if not c.tma}
     cp_dots = list(last_cp)
+    has_cp = bool(cp_dots)
 
     def c32(v):
         return b.constant(v, i32)
@@ -373,26 +373,17 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
             # D-1 iterations issued ahead.
             waited.add(c.dot)
             first = min((x.alloc for x in cands if x.dot is c.dot and not x.tma), key=pos.get)
-            wb = Builder()
-            wb.set_insertion_point_before(first)
-            wb.loc = first.loc
-            wb.create("ttg.async_wait", [], [],
-                      {"num": (G - 1 - cp_dots.index(c.dot)) + G * (D - 1)})
+            Builder.before_op_at_its_loc(first).create(
+                "ttg.async_wait", [], [], {"num": (G - 1 - cp_dots.index(c.dot)) + G * (D - 1)})
+        # The tile's view (for TMA, after the wait on its slot's barrier) goes where the tile
+        # was staged: later tiles keep landing under earlier dots.
+        wb = Builder.before_op_at_its_loc(c.alloc)
+        view = wb.create1("ttg.memdesc_index", [buf, ext], st)
         if c.tma:
-            # Wait where the tile was staged: later tiles keep landing under earlier dots.
-            wb = Builder()
-            wb.set_insertion_point_before(c.alloc)
-            wb.loc = c.alloc.loc
-            view = wb.create1("ttg.memdesc_index", [buf, ext], st)
             bar = wb.create1("ttg.memdesc_index", [bars[c], ext], one_bar)
             wb.create("ttng.wait_barrier", [bar, phase], [])
             if view_t is not None:
                 view = wb.create1("ttg.memdesc_trans", [view], view_t, {"order": [1, 0]})
-        else:
-            vb = Builder()
-            vb.set_insertion_point_before(c.alloc)
-            vb.loc = c.alloc.loc
-            view = vb.create1("ttg.memdesc_index", [buf, ext], st)
         c.alloc.results[0].replace_all_uses_with(view)
     dots = [op for op in nbody if op.name == "ttng.warp_group_dot"]
     last = dots[-1]

@@ -44,9 +44,7 @@ def _load(op: Operation) -> None:
     desc = op.operand(0)
     res = op.results[0]
     tb = tma_block(desc.type.block)
-    b = Builder()
-    b.set_insertion_point_before(op)
-    b.loc = op.loc
+    b = Builder.before_op_at_its_loc(op)
     buf = b.create1("ttg.local_alloc", [], T.MemDescType(tb.dims, res.type.element_type,
                                                          tb.encoding, mutable=True))
     bar = b.create1("ttg.local_alloc", [], barrier_type())
@@ -69,9 +67,7 @@ def _load(op: Operation) -> None:
 def _store(op: Operation) -> None:
     desc, val = op.operand(0), op.operand(1)
     tb = tma_block(desc.type.block)
-    b = Builder()
-    b.set_insertion_point_before(op)
-    b.loc = op.loc
+    b = Builder.before_op_at_its_loc(op)
     buf = b.create1("ttg.local_alloc", [val], T.MemDescType(tb.dims, val.type.element_type,
                                                             tb.encoding))
     coords = list(op.operands[2:])

@@ -206,6 +206,7 @@ class Emitter:
         self.module = module
         self.lines: List[str] = []
         self.prologue: List[str] = []
+        self._once: Dict[tuple, str] = {}
         self.n = 0
         self.nlabels = 0
         self.block = "entry"
@@ -235,6 +236,13 @@ class Emitter:
         name = self.fresh(hint)
         self.prologue.append(f"  {name} = {rhs}{self.dbg}")
         return name
+
+    def pro_once(self, key: tuple, rhs: str, hint: str = "p") -> str:
+        """`pro(rhs)` emitted once per function for `key` (later calls get the same name)."""
+        got = self._once.get(key)
+        if got is None:
+            got = self._once[key] = self.pro(rhs, hint)
+        return got
 
     def placeholder(self) -> int:
         self.lines.append("")

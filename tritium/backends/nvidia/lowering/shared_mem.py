@@ -25,13 +25,9 @@ from .memory import vector_width
 
 def smem_window_base(ctx: FunctionContext) -> str:
     """i32 shared-window address of the kernel's dynamic shared memory."""
-    key = ("smem-base",)
-    got = ctx._lin_cache.get(key)
-    if got is None:
-        ctx.mod.out.uses_smem = True
-        got = ctx.e.pro("ptrtoint ptr addrspace(3) @global_smem to i32", "smem")
-        ctx._lin_cache[key] = got
-    return got
+    ctx.mod.out.uses_smem = True
+    return ctx.e.pro_once(("smem-base",), "ptrtoint ptr addrspace(3) @global_smem to i32",
+                          "smem")
 
 
 def memdesc_layout(t: T.MemDescType):

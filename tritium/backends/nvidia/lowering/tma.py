@@ -23,12 +23,7 @@ _REDUCE = {v: k for k, v in DESCRIPTOR_REDUCE_KINDS.items()}
 
 def leader(ctx: FunctionContext) -> str:
     """i1: this thread is thread 0 of the block (the one that talks to the TMA unit)."""
-    key = ("tma-leader",)
-    got = ctx._lin_cache.get(key)
-    if got is None:
-        got = ctx.e.pro(f"icmp eq i32 {ctx.tid()}, 0", "lead")
-        ctx._lin_cache[key] = got
-    return got
+    return ctx.e.pro_once(("tma-leader",), f"icmp eq i32 {ctx.tid()}, 0", "lead")
 
 
 def _pred(ctx: FunctionContext, op, index: int) -> str:
@@ -77,12 +72,7 @@ def _wait_barrier(ctx: FunctionContext, op) -> None:
 def _tmap(ctx: FunctionContext, desc) -> str:
     """i64 generic address of the descriptor's CUtensorMap."""
     v = ctx.get(desc)
-    key = ("tmap", v)
-    got = ctx._lin_cache.get(key)
-    if got is None:
-        got = ctx.e.pro(f"ptrtoint ptr {v} to i64", "tmap")
-        ctx._lin_cache[key] = got
-    return got
+    return ctx.e.pro_once(("tmap", v), f"ptrtoint ptr {v} to i64", "tmap")
 
 
 def _boxes(ctx: FunctionContext, op, buf_index: int):
