@@ -10,7 +10,7 @@ argument attribute `tt.tma = true`; the rest stay for the pointer rewrite.
 from __future__ import annotations
 
 from ...ir import types as T
-from ...ir.attrs import BoolAttr, DictAttr
+from ...ir.attrs import ArrayAttr, BoolAttr, DictAttr
 from ...ir.core import Operation, Value
 from ...ir.ops import DESCRIPTOR_REDUCE_KINDS
 from ...passes.manager import Pass, register_pass
@@ -56,15 +56,16 @@ def mark_tma_descriptors(module: Operation) -> int:
             continue
         info = AxisInfoAnalysis(func)
         attrs = list(func.attr("arg_attrs") or [DictAttr(())] * len(args))
+        marked = 0
         for i, a in enumerate(args):
             if isinstance(a.type, T.TensorDescType) and tma_usable(a, info):
                 d = dict(attrs[i].value) if isinstance(attrs[i], DictAttr) else {}
                 d["tt.tma"] = BoolAttr(True)
                 attrs[i] = DictAttr(tuple(d.items()))
-                n += 1
-        if n:
-            from ...ir.attrs import ArrayAttr
+                marked += 1
+        if marked:
             func.attributes["arg_attrs"] = ArrayAttr(tuple(attrs))
+            n += marked
     return n
 
 

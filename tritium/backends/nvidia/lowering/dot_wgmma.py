@@ -77,17 +77,6 @@ class _Operand:
         return e.bin("or", "i64", lo64, str(self.hi - (1 << 64) if self.hi >> 63 else self.hi))
 
 
-class _Cached:
-    """A's fragments, made up front (see the fence in _warp_group_dot)."""
-    k_major = True
-
-    def __init__(self, frags):
-        self.frags = frags
-
-    def descriptor(self, coord):
-        return self.frags[coord]
-
-
 class _RegisterA:
     """A in registers (`#ttg.dot_op<{opIdx = 0, parent = #mma v3, kWidth = 2}>`): per
     (m, k) step the four b32 registers of the m64k16 fragment, each two 16-bit elements at
@@ -209,17 +198,18 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
         regs_in = [r for f in frags.values() for r in f]
         e.asm("void", "wgmma.fence.sync.aligned;", ",".join(["r"] * len(regs_in)),
               [("i32", r) for r in regs_in], side_effects=True)
-        opa = _Cached(frags)
+        a_descriptor = frags.__getitem__
     else:
         e.asm("void", "wgmma.fence.sync.aligned;", "", [], side_effects=True)
+        a_descriptor = opa.descriptor
     for j, m0, n0 in tiles:
         regs = acc[j * per:(j + 1) * per]
         partial = chunk < len(steps)
         zero = all(r in _ZEROS for r in regs)
         for c0 in range(0, len(steps), chunk):
-            cur = ["0x0000000000000000"] * per if partial else regs
+            cur = regs  # a partial sum's first step reads no accumulator (scale-d 0)
             for i, k0 in enumerate(steps[c0:c0 + chunk]):
-                da = opa.descriptor((m0, k0))
+                da = a_descriptor((m0, k0))
                 db = opb.descriptor((k0, n0))
                 a_args = [("i32", x) for x in da] if a_in_regs else [("i64", da)]
                 if i == 0 and (partial or zero and c0 == 0):
