@@ -12,25 +12,11 @@ import tritium as triton
 import tritium.language as tl
 from tritium.tools.explain import flops
 
+from explain_util import masked_mm
+
 
 def _cdiv(a, b):
     return -(-a // b)
-
-
-@triton.jit
-def _mm(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
-    rm = pid_m * BM + tl.arange(0, BM)
-    rn = pid_n * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        a = tl.load(A + rm[:, None] * K + (k * BK + rk)[None, :],
-                    mask=(rm[:, None] < M) & ((k * BK + rk)[None, :] < K), other=0.0)
-        b = tl.load(B + (k * BK + rk)[:, None] * N + rn[None, :],
-                    mask=((k * BK + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc)
-    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 @triton.jit
@@ -87,14 +73,14 @@ def _ttir(fn, *args, **meta):
                                             (1, 300, 1000, 16, 64, 128), (33, 17, 5, 16, 16, 16)])
 def test_matmul_counts_tiles_times_trips(M, N, K, BM, BN, BK):
     f32 = np.zeros(4, np.float32)
-    module, scalars = _ttir(_mm, f32, f32, f32, M, N, K, BM=BM, BN=BN, BK=BK)
+    module, scalars = _ttir(masked_mm, f32, f32, f32, M, N, K, BM=BM, BN=BN, BK=BK)
     grid = (_cdiv(M, BM), _cdiv(N, BN))
-    got = flops.count(module, "_mm", {(grid, scalars): 3})
+    got = flops.count(module, "masked_mm", {(grid, scalars): 3})
     assert got.known and len(got.dots) == 1 and got.dtype == "f32" and got.precision == "tf32"
     want = 3 * grid[0] * grid[1] * _cdiv(K, BK) * 2 * BM * BN * BK
     assert got.flops == want
-    dot_at = next(i for i, l in enumerate(_mm.src.splitlines()) if "tl.dot(" in l)
-    assert got.dots[0].line == _mm.starting_line_number + dot_at
+    dot_at = next(i for i, l in enumerate(masked_mm.src.splitlines()) if "tl.dot(" in l)
+    assert got.dots[0].line == masked_mm.starting_line_number + dot_at
 
 
 @pytest.mark.parametrize("programs,extra", [(1, 0), (7, 1), (12, 4)])

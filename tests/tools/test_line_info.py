@@ -9,6 +9,8 @@ import tritium as triton
 import tritium.language as tl
 from tritium.backends.nvidia import toolchain
 
+from explain_util import masked_mm
+
 
 @triton.jit
 def _axpy(X, Y, a, n, BLOCK: tl.constexpr):
@@ -63,21 +65,6 @@ def test_line_info_off_by_default_and_on_when_asked():
 
 # ------------------------------------------------------------------ the CPU's compiled path
 @triton.jit
-def _mm(A, B, C, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    rm = tl.program_id(0) * BM + tl.arange(0, BM)
-    rn = tl.program_id(1) * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        a = tl.load(A + rm[:, None] * K + (k * BK + rk)[None, :],
-                    mask=(rm[:, None] < M) & ((k * BK + rk)[None, :] < K), other=0.0)
-        b = tl.load(B + (k * BK + rk)[:, None] * N + rn[None, :],
-                    mask=((k * BK + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(a, b, acc)
-    tl.store(C + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
-
-
-@triton.jit
 def _row_stats(X, Y, n, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
@@ -121,7 +108,8 @@ def _instructions(asm: str) -> list:
 
 CPU_CASES = [
     ("_axpy", _axpy, (np.zeros(16, np.float32), np.zeros(16, np.float32), 2.0, 16), {"BLOCK": 256}),
-    ("_mm", _mm, (np.zeros((4, 4), np.float32),) * 3 + (40, 24, 33), {"BM": 16, "BN": 8, "BK": 16}),
+    ("masked_mm", masked_mm, (np.zeros((4, 4), np.float32),) * 3 + (40, 24, 33),
+     {"BM": 16, "BN": 8, "BK": 16}),
     ("_row_stats", _row_stats, (np.zeros(8, np.float32), np.zeros(8, np.float32), 100),
      {"BLOCK": 128}),
 ]
