@@ -26,6 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
 
 MODELS = ("pointwise", "softmax", "layernorm", "reductions", "embedding", "mlp",
           "mlp_train", "transformer", "conv_bn")
@@ -139,9 +140,20 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
                     times.append(time.perf_counter() - t0)
                 times.sort()
                 row["steady_ms"] = times[len(times) // 2] * 1e3
+                row["device_us"] = device_us(lambda: step(cfn), dev)
         except Exception as e:  # noqa: BLE001  (one model's failure is a row, not the end)
             row["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:120] if str(e).strip() else ''}"
         print(json.dumps(row), flush=True)
+
+
+def device_us(step, dev):
+    """GPU kernel time per step (µs, summed over its kernels by torch.profiler): what the
+    kernels cost, apart from the host time that dominates small steps and swings between
+    runs by tens of percent. None on the CPU."""
+    if dev != "cuda":
+        return None
+    from profile_clients import _profile
+    return sum(us for _calls, us in _profile(step, 10)[1].values())
 
 
 def liger_worker(side: str, quick: bool, iters: int) -> None:
@@ -194,6 +206,7 @@ def liger_worker(side: str, quick: bool, iters: int) -> None:
                 times.append(time.perf_counter() - t0)
             times.sort()
             row["steady_ms"] = times[len(times) // 2] * 1e3
+            row["device_us"] = device_us(step, dev)
         except Exception as e:  # noqa: BLE001
             row["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:120] if str(e).strip() else ''}"
         print(json.dumps(row), flush=True)
@@ -225,10 +238,11 @@ def run_side(side: str, args) -> dict:
 
 def cell(row) -> tuple:
     if row is None:
-        return ("-", "-", "missing")
+        return ("-", "-", "-", "missing")
     if "error" in row:
-        return ("-", "-", "FAIL " + row["error"][:60])
-    return (f"{row['first_s']:.2f}", f"{row['steady_ms']:.3f}",
+        return ("-", "-", "-", "FAIL " + row["error"][:60])
+    dev = f"{row['device_us']:.1f}" if row.get("device_us") is not None else "-"
+    return (f"{row['first_s']:.2f}", f"{row['steady_ms']:.3f}", dev,
             "ok" if row["ok"] else f"MISMATCH {row['err']:.1e}")
 
 
@@ -270,19 +284,23 @@ def table(base, ours, names, title, first) -> None:
     print(f"\n{title} on {dev}: {bname} vs tritium"
           f" (first = {first}, s; steady = median ms per call)")
     width = max([12] + [len(n) for n in names])
-    hdr = (f"{'model':<{width}} | {bname + ' first':>14} {'steady':>9} | {'tritium first':>14} "
-           f"{'steady':>9} | {'first x':>7} {'steady x':>8} | check")
+    hdr = (f"{'model':<{width}} | {bname + ' first':>14} {'steady':>9} {'gpu µs':>8} | "
+           f"{'tritium first':>14} {'steady':>9} {'gpu µs':>8} | {'first x':>7} {'steady x':>8} "
+           f"{'gpu x':>6} | check")
     print(hdr)
     print("-" * len(hdr))
     for name in names:
         b, t = base["rows"].get(name), ours["rows"].get(name)
-        bf, bs, bcheck = cell(b)
-        tf, ts, tcheck = cell(t)
+        bf, bs, bd, bcheck = cell(b)
+        tf, ts, td, tcheck = cell(t)
         both = b and t and "error" not in b and "error" not in t
         fx = f"{b['first_s'] / t['first_s']:.2f}" if both else "-"
         sx = f"{b['steady_ms'] / t['steady_ms']:.2f}" if both else "-"
+        gx = f"{b['device_us'] / t['device_us']:.2f}" if both and b.get("device_us") and \
+            t.get("device_us") else "-"
         check = tcheck if bcheck == "ok" else f"{bname}: {bcheck}; tritium: {tcheck}"
-        print(f"{name:<{width}} | {bf:>14} {bs:>9} | {tf:>14} {ts:>9} | {fx:>7} {sx:>8} | {check}")
+        print(f"{name:<{width}} | {bf:>14} {bs:>9} {bd:>8} | {tf:>14} {ts:>9} {td:>8} | "
+              f"{fx:>7} {sx:>8} {gx:>6} | {check}")
     print(f"(x = {bname} time / tritium time: above 1 means tritium is faster; "
           f"whole runs {base['wall']:.0f} s vs {ours['wall']:.0f} s)")
 

@@ -113,6 +113,30 @@ def _torch_cuda():
         return None
 
 
+def _torch_sees_nvidia_gpu() -> bool:
+    torch = sys.modules.get("torch")
+    return (_torch_cuda() is not None
+            and getattr(getattr(torch, "version", None), "hip", None) is None)
+
+
+def _torch_device_properties(device: int) -> Optional[dict]:
+    """The limits get_device_properties gives, from torch's cached properties: the only
+    source left in a process forked after CUDA was initialised (see should_activate)."""
+    tc = _torch_cuda()
+    if tc is None:
+        return None
+    p = tc.get_device_properties(device)
+    return {"name": p.name, "capability": p.major * 10 + p.minor,
+            "max_shared_mem": getattr(p, "shared_memory_per_block_optin", None),
+            "max_num_regs": getattr(p, "regs_per_multiprocessor", None),
+            "multiprocessor_count": p.multi_processor_count,
+            "warpSize": getattr(p, "warp_size", 32),
+            "sm_clock_rate": getattr(p, "clock_rate", None),
+            "mem_clock_rate": getattr(p, "memory_clock_rate", None),
+            "mem_bus_width": getattr(p, "memory_bus_width", None),
+            "l2_cache_size": getattr(p, "L2_cache_size", None)}
+
+
 def get_current_device() -> int:
     tc = _torch_cuda()
     if tc is not None:
@@ -172,8 +196,15 @@ def get_device_properties(device: Optional[int] = None) -> dict:
     props = _props.get(device)
     if props is not None:
         return props
-    mod = cuda()
-    dev = check(mod.cuDeviceGet(device))
+    try:
+        mod = cuda()
+        dev = check(mod.cuDeviceGet(device))
+    except Exception:
+        props = _torch_device_properties(device)
+        if props is None:
+            raise
+        _props[device] = props
+        return props
     A = mod.CUdevice_attribute
 
     def attr(name, default=None):
@@ -372,7 +403,10 @@ class CudaDriver(DriverBase):
 
     @classmethod
     def should_activate(cls) -> bool:
-        return is_available()
+        # A process forked after its parent initialised CUDA (Inductor's compile workers)
+        # cannot call the driver, but torch, already loaded there, still knows the GPU
+        # from before the fork; upstream asks torch alone.
+        return is_available() or _torch_sees_nvidia_gpu()
 
     def get_current_target(self) -> GPUTarget:
         major, minor = get_device_capability()

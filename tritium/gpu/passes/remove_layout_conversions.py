@@ -75,9 +75,12 @@ def _tied(slot: Value) -> List[Value]:
 _FIXED_DST = ("DotOperandEncoding", "NvidiaMmaEncoding")
 
 
-def _forward_targets(user: Operation, index: int, enc) -> List[Tuple[Value, object]]:
+def _forward_targets(user: Operation, index: int, enc,
+                     threads: int) -> List[Tuple[Value, object]]:
     """Values whose layout follows when operand `index` of `user` takes layout `enc`."""
     name = user.name
+    if name == "tt.load" and index == 0 and not _is_anchor(user, threads):
+        return [(user.results[0], enc)]  # a tiny load reads in its address's layout
     if name in MEMORY_OPS or name == "tt.splat":
         return []
     if name == CVT and type(encoding_of(user.results[0])).__name__ in _FIXED_DST:
@@ -112,9 +115,27 @@ def _forward_targets(user: Operation, index: int, enc) -> List[Tuple[Value, obje
     return []
 
 
-def _is_anchor(op: Operation) -> bool:
+def _numel(v: Value) -> int:
+    n = 1
+    for d in v.type.dims:
+        n *= d
+    return n
+
+
+def _threads(func: Operation) -> int:
+    module = func.parent_op
+    attr = module.attr if module is not None else (lambda _k, d: d)
+    return int(attr("ttg.num-warps", 4)) * int(attr("ttg.threads-per-warp", 32))
+
+
+def _is_anchor(op: Operation, threads: int) -> bool:
+    """Loads and atomics whose layout coalesce chose for bandwidth. One with fewer elements
+    than the block has threads is no anchor (as upstream's isExpensiveLoadOrStore): every
+    thread reads the same few addresses, any layout does, and as an anchor a per-row
+    scalar's layout (threads along the rows) would flow through its broadcast into the
+    row-wide values and give each thread the whole row."""
     return op.name in ("tt.load", "tt.atomic_rmw", "tt.atomic_cas") and \
-        any(_tensor(r) for r in op.results)
+        any(_tensor(r) and _numel(r) >= threads for r in op.results)
 
 
 _DOT_ANCHORS = ("tt.dot", "ttng.warp_group_dot")
@@ -167,19 +188,21 @@ def propagate_layouts(func: Operation) -> int:
     for op in func.walk():
         if op.name == CVT and _carried_and_always_converted(op):
             add(op.operand(0), encoding_of(op.results[0]))
+    threads = _threads(func)
     for op in func.walk():
-        if _is_anchor(op):
+        if _is_anchor(op, threads):
             for r in op.results:
                 add(r, encoding_of(r))
     while work:
         v, enc = work.popleft()
         for use in list(v.uses):
-            for target, e in _forward_targets(use.owner, use.index, enc):
+            for target, e in _forward_targets(use.owner, use.index, enc, threads):
                 add(target, e)
 
     # Memory ops keep the layout coalesce gave them, whatever their operands become.
     refs = {op: encoding_of(op.operand(0)) for op in func.walk()
-            if op.name in MEMORY_OPS and op.operands and _tensor(op.operand(0))}
+            if op.name in MEMORY_OPS and op.operands and _tensor(op.operand(0))
+            and (op.name != "tt.load" or _is_anchor(op, threads))}
     changed = 0
     for slot, encs in cands.items():
         for v in _tied(slot):
@@ -293,6 +316,7 @@ class Rematerializer:
 
     def __init__(self):
         self.cache: Dict[Tuple[Value, object], Value] = {}
+        self.limit = 0  # elements of the convert being removed (what counts as tiny)
 
     def lookup(self, v: Value, enc) -> Optional[Value]:
         if not _tensor(v) or v.type.encoding == enc:
@@ -314,17 +338,19 @@ class Rematerializer:
             seen[key] = True
             return True
         op = v.owner_op
-        if op is None:
-            seen[key] = False
-            return False
-        if op.name == CVT:
+        if op is not None and op.name == CVT:
             passed.append(op)
             ok = self._collect(op.operand(0), enc, plan, seen, passed)
             seen[key] = ok
             return ok
-        if not _rematerializable(op):
-            seen[key] = False
-            return False
+        if op is None or not _rematerializable(op):
+            # A tiny value (a row's scalar that a broadcast widens) is converted where it
+            # is made: moving its few elements is cheaper than converting what grew from it.
+            ok = _numel(v) * 4 <= self.limit
+            if ok:
+                plan.append((None, (v, enc)))
+            seen[key] = ok
+            return ok
         seen[key] = True
         want = _operand_layout(op, enc)
         if want is None:
@@ -338,7 +364,10 @@ class Rematerializer:
         return True
 
     def _cost(self, cvt: Operation, plan, passed) -> int:
-        """Cost of the copies that stay alive beside the originals."""
+        """Cost of the copies that stay alive beside the originals (a tiny value's
+        conversion counts as one op)."""
+        leaves = sum(1 for op, _ in plan if op is None)
+        plan = [(op, enc) for op, enc in plan if op is not None]
         planned = {id(op): op for op, _ in plan}
         planned.update({id(op): op for op in passed})
         dying = {id(cvt)}
@@ -351,18 +380,36 @@ class Rematerializer:
                 if all(id(u.owner) in dying for r in op.results for u in r.uses):
                     dying.add(id(op))
                     changed = True
-        return sum(0 if op.name in _FREE else 1 for op, _ in plan if id(op) not in dying)
+        return leaves + sum(0 if op.name in _FREE else 1 for op, _ in plan
+                            if id(op) not in dying)
+
+    def _convert_leaf(self, v: Value, enc) -> None:
+        d = v.owner_op
+        new = Operation(CVT, [v], [with_encoding(v.type, enc)], {},
+                        loc=d.loc if d is not None else None)
+        if d is None:
+            v.block.prepend(new)
+        else:
+            d.parent.insert_after(new, d)
+        self.cache[(v, enc)] = new.results[0]
 
     def try_remove(self, cvt: Operation) -> bool:
         target = cvt.results[0].type.encoding
-        plan: List[Tuple[Operation, object]] = []
+        if self.cache.get((cvt.operand(0), target)) is cvt.results[0]:
+            return False  # a tiny value's conversion made here: it is the copy
+        plan: List[Tuple[Optional[Operation], object]] = []
         passed: List[Operation] = []
+        self.limit = _numel(cvt.results[0])
         if not self._collect(cvt.operand(0), target, plan, {}, passed):
             return False
         cost = self._cost(cvt, plan, passed)
         if cost and cost > _convert_cost(cvt):
             return False
         for op, enc in plan:
+            if op is None:
+                if self.lookup(*enc) is None:
+                    self._convert_leaf(*enc)
+                continue
             if self.lookup(op.results[0], enc) is not None:
                 continue
             want = _operand_layout(op, enc)
