@@ -182,3 +182,52 @@ def test_launcher_packs_the_tensor_map_then_shape_and_strides():
     with pytest.raises(NotImplementedError, match="params"):
         make_launcher(sig, mode="extra", launch_fn=lambda *a: 0, device_pointer=lambda p: p,
                       tensordesc_meta=[meta, None], tensor_map_encode=encode, cache=False)
+
+
+def test_launcher_reuses_packed_descriptors_until_a_field_changes():
+    """A launch with a descriptor it has seen takes the map, shape and strides from the
+    encoder's cache without calling the encoder; changing the descriptor's shape, strides,
+    padding or tensor makes a new block (new encode, new values in the buffer); values that
+    do not fit their parameter types raise naming the parameter, as before."""
+    import numpy as np
+    from tritium.backends.nvidia.launcher import make_launcher
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    made = []
+
+    def encode(**kw):
+        made.append(kw)
+        return bytes([len(made)]) * 128
+    meta = {"swizzle": 128, "elem_bits": 16, "box": [64, 64], "block": [64, 64], "stores": False}
+    sig = {"d": "tensordesc<fp16[64, 64]>", "e": "tensordesc<fp16[64, 64]>"}
+    launch = make_launcher(sig, launch_fn=lambda *a: 0, device_pointer=lambda p: p,
+                           tensordesc_meta=[meta, meta], tensor_map_encode=encode, cache=False)
+    x = np.zeros((128, 256), np.float16)
+    y = np.zeros((96, 64), np.float16)
+    d, e = TensorDescriptor.from_tensor(x, [64, 64]), TensorDescriptor.from_tensor(y, [64, 64])
+    launch(1, 1, 1, 0, 0, 4, 0, d, e)
+    assert len(made) == 2
+    encoders = {k: launch.__globals__[k] for k in ("_tm_a0", "_tm_a1")}
+
+    def refuse(desc):
+        raise AssertionError("encoder called for a cached descriptor")
+    launch.__globals__.update(_tm_a0=refuse, _tm_a1=refuse)
+    launch(1, 1, 1, 0, 0, 4, 0, d, e)
+    launch(1, 1, 1, 0, 0, 4, 0, TensorDescriptor.from_tensor(x, [64, 64]), e)  # equal values
+    launch.__globals__.update(encoders)
+    b = launch.params
+    assert (b.a0_1, b.a0_2, b.a0_3, b.a0_4) == (128, 256, 256, 1)
+    assert (b.a1_1, b.a1_2, b.a1_3, b.a1_4) == (96, 64, 64, 1)
+    assert bytes(b.a0_0) == bytes([1]) * 128 and bytes(b.a1_0) == bytes([2]) * 128
+    d.shape[0] = 100                               # mutated in place: a new map
+    launch(1, 1, 1, 0, 0, 4, 0, d, e)
+    assert len(made) == 3 and made[-1]["dims"] == [256, 100]
+    assert b.a0_1 == 100 and bytes(b.a0_0) == bytes([3]) * 128
+    launch(1, 1, 1, 0, 0, 4, 0, d, TensorDescriptor.from_tensor(x[:, :64], [64, 64]))
+    assert len(made) == 4 and (b.a1_1, b.a1_2, b.a1_3) == (128, 64, 256)
+    d.padding = "nan"
+    launch(1, 1, 1, 0, 0, 4, 0, d, e)
+    assert len(made) == 5 and made[-1]["nan"]
+    d.padding = "zero"
+    d.strides[0] = 1 << 63
+    with pytest.raises(OverflowError, match=r"'d\.strides\[0\]' \(parameter 0\)"):
+        launch(1, 1, 1, 0, 0, 4, 0, d, e)

@@ -242,4 +242,5 @@ def test_descriptors_in_a_tuple_use_tma_on_sm90a(tmp_path, monkeypatch):
     tma = launcher._tma_args(sig, k.metadata["tensordesc_meta"])
     assert sorted(tma) == [(0, 0), (0, 1)] and tma[(0, 1)]["stores"]
     src = launcher.generate_source(sig, tma=tma)
-    assert "_tm_a0t0(_0[0])" in src and "_tm_a0t1(_0[1])" in src
+    assert "t = _0[0]" in src and "_tm_a0t0(t)" in src      # each element, its own encoder
+    assert "t = _0[1]" in src and "_tm_a0t1(t)" in src

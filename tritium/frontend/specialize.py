@@ -142,22 +142,23 @@ _TENSORDESC_KEYS: dict = {}
 
 def _spec_tensordesc(arg, is_const, specialize_value, align):
     """Upstream's key: the element type and block shape, e.g. `tensordesc<fp16[64, 64]>`;
-    shape, strides and padding are runtime values. The string is made once per (dtype,
-    block): formatting it cost ~0.5 us a launch (the block shape may change between
+    shape, strides and padding are runtime values. The (string, key) pair is made once per
+    (dtype, block): formatting it cost ~0.5 us a launch (the block shape may change between
     launches — tutorial 06's pre_hook sets it — so it is part of the lookup)."""
-    dt = _tensor_dtype(arg.base)
-    key = (dt, *arg.block_shape)
+    dt = getattr(arg.base, "dtype", None)
+    if dt is None:
+        dt = _tensor_dtype(arg.base)
     try:
-        return (_TENSORDESC_KEYS[key], None)
+        return _TENSORDESC_KEYS[(dt, *arg.block_shape)]
     except (KeyError, TypeError):
         pass
-    s = f"tensordesc<{dtype_string(dt)}{list(arg.block_shape)}>"
+    got = (f"tensordesc<{dtype_string(dt)}{list(arg.block_shape)}>", None)
     try:
         if len(_TENSORDESC_KEYS) < 4096:
-            _TENSORDESC_KEYS[key] = s
+            _TENSORDESC_KEYS[(dt, *arg.block_shape)] = got
     except TypeError:
         pass
-    return (s, None)
+    return got
 
 
 def _spec_tuple(arg, is_const, specialize_value, align):

@@ -190,9 +190,21 @@ def generate_source(signature: Dict[str, str], mode: str = "params", scratch: in
     for p in runtime_params(signature):
         i, name, ty = p.path[0], p.name, p.type
         a, field = access_expr(args[i], p.path), _field_name(p.path)
-        if ty.startswith("tensordesc"):
-            for j, (pname, pty, expr) in enumerate(
-                    tensordesc_abi.expand(name, ty, p.path in (tma or {}))):
+        if ty.startswith("tensordesc") and p.path in (tma or {}):
+            # The tensor map, shape and strides as one block (see _tma_group), looked up
+            # here in the encoder's cache by tensor_map.cache_key; the encoder on a miss.
+            lines += [f"    t = {a}",
+                      "    v = t.base",
+                      f"    p = (_conv.get(v.__class__) or _conv_for(v, {name!r}, {i}))(v)",
+                      "    d = _dev.get(p)",
+                      "    if d is None:",
+                      f"        d = _resolve(p, {name!r}, {i})",
+                      f"    v = _tmc_{field}.get((d, *t.shape, *t.strides, t.padding))",
+                      "    if v is None:",
+                      f"        v = _tm_{field}(t)",
+                      f"    b.{_group_name(field)} = v"]
+        elif ty.startswith("tensordesc"):
+            for j, (pname, pty, expr) in enumerate(tensordesc_abi.expand(name, ty, False)):
                 lines += _store_param(f"{field}_{j}", expr.format(d=a, tm=f"_tm_{field}"),
                                       pname, i, pty)
         else:
@@ -348,6 +360,56 @@ def _new_state(Params, fields, mode):
     return buf, addr, (buf, ptrs, size, extra)
 
 
+def _group_name(field: str) -> str:
+    return f"tma_{field}"
+
+
+def _params_type(fields):
+    """The ctypes Structure of the parameter buffer. A TMA descriptor's parameters (the
+    map, then shape and strides: fields `aK_0`, `aK_1`, ...) are one anonymous
+    sub-structure `tma_aK`, so a launch assigns them with one copy of a block made once
+    per descriptor value (`_tma_group`); the fields keep their names and offsets."""
+    out, anonymous, k = [], [], 0
+    while k < len(fields):
+        f, t, _, pty = fields[k]
+        if pty != "tensormap":
+            out.append((f, t))
+            k += 1
+            continue
+        prefix = f[:-len("_0")]
+        members = [fields[k]]
+        k += 1
+        while k < len(fields) and fields[k][0].startswith(prefix + "_"):
+            members.append(fields[k])
+            k += 1
+        group = type(_group_name(prefix), (ctypes.Structure,),
+                     {"_fields_": [(m[0], m[1]) for m in members]})
+        out.append((_group_name(prefix), group))
+        anonymous.append(_group_name(prefix))
+    return type("Params", (ctypes.Structure,), {"_fields_": out, "_anonymous_": anonymous})
+
+
+def _tma_group(group, params, index: int):
+    """`pack(tensor_map, desc)` -> the filled `group` block of one TMA descriptor argument
+    (parameter `index`; `params`: its fields), with shape and strides checked against
+    their parameter types as plain parameters are."""
+    first = params[0][0]
+    rank = (len(params) - 1) // 2
+    rest = [(f, pname, pty) for f, _, pname, pty in params[1:]]
+
+    def pack(tmap, desc):
+        g = group()
+        setattr(g, first, tmap)
+        values = [desc.shape[i] for i in range(rank)] + [desc.strides[i] for i in range(rank)]
+        for (f, pname, pty), v in zip(rest, values):
+            lo, hi = _INT_RANGES[pty]
+            if not lo <= v <= hi:
+                _range_error(v, pname, index, pty)
+            setattr(g, f, v)
+        return g
+    return pack
+
+
 def _field_name(path) -> str:
     """Buffer field of the parameter at `path`: `a3` for argument 3, `a3t0t1` for element
     [0][1] of a tuple argument 3."""
@@ -408,7 +470,7 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
                 raise RuntimeError("libcuda could not be opened through ctypes; use flavor='bindings'")
 
     fields = _param_fields(signature, scratch, tma)
-    Params = type("Params", (ctypes.Structure,), {"_fields_": [(f, t) for f, t, _, _ in fields]})
+    Params = _params_type(fields)
     buf, addr, keep = _new_state(Params, fields, mode)
     local = threading.local()
 
@@ -430,8 +492,12 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
     params = {p.path: p for p in runtime_params(signature)}
     for path, meta in tma.items():
         dtype, _ = tensordesc_abi.parse(params[path].type)
-        scope[f"_tm_{_field_name(path)}"] = make_encoder(dtype, meta, params[path].name, path[0],
-                                                         device_address, tensor_map_encode)
+        field = _field_name(path)
+        group = dict(Params._fields_)[_group_name(field)]
+        members = [f for f in fields if f[0].startswith(field + "_")]
+        enc = make_encoder(dtype, meta, params[path].name, path[0], device_address,
+                           tensor_map_encode, pack=_tma_group(group, members, path[0]))
+        scope[f"_tm_{field}"], scope[f"_tmc_{field}"] = enc, enc.cache
     scope.update({
         "_main": (buf, addr), "_owner": threading.get_ident(), "_get_ident": threading.get_ident,
         "_thread_state": thread_state,

@@ -7,13 +7,15 @@ turns the two into the map, which travels by value in the kernel's parameter buf
 
 Encoding costs several microseconds, a launch wants well under one: maps are cached per
 encoder by (address, shape, strides, padding), the same arguments giving the same bytes.
+The launcher caches its whole block (map, shape, strides: `pack`) under the same key and
+looks it up inline, so a repeated descriptor costs a tuple, a dict lookup and one copy.
 """
 from __future__ import annotations
 
 import ctypes
 from typing import Callable, Dict, Optional
 
-__all__ = ["TensorMap", "make_encoder", "ENCODE_ERRORS"]
+__all__ = ["TensorMap", "make_encoder", "cache_key", "ENCODE_ERRORS"]
 
 TensorMap = ctypes.c_uint8 * 128
 
@@ -37,11 +39,14 @@ def _data_type(cu, dtype: str):
 
 def make_encoder(dtype: str, meta: dict, name: str, index: int,
                  device_address: Callable[[object, str, int], int],
-                 encode: Optional[Callable] = None) -> Callable[[object], TensorMap]:
+                 encode: Optional[Callable] = None,
+                 pack: Optional[Callable] = None) -> Callable[[object], TensorMap]:
     """`encoder(desc) -> TensorMap` for descriptor argument `name` (parameter `index`).
     `device_address(base, name, index)` resolves the descriptor's base tensor to a device
     address (the launcher's pointer conversion and host-memory check); `encode` replaces
-    cuTensorMapEncodeTiled in tests: it gets the keyword arguments and returns 128 bytes."""
+    cuTensorMapEncodeTiled in tests: it gets the keyword arguments and returns 128 bytes.
+    With `pack`, the encoder returns (and caches) `pack(tensor_map, desc)` instead: the
+    launcher's block of the map, shape and strides (the key covers all three)."""
     box = [int(b) for b in meta["box"]][::-1]
     swizzle = int(meta["swizzle"])
     elem_bytes = int(meta["elem_bits"]) // 8
@@ -53,7 +58,7 @@ def make_encoder(dtype: str, meta: dict, name: str, index: int,
 
     def encoder(desc) -> TensorMap:
         addr = device_address(desc.base, name, index)
-        key = (addr, *desc.shape, *desc.strides, desc.padding)
+        key = cache_key(addr, desc)
         got = cache.get(key)
         if got is not None:
             return got
@@ -76,11 +81,20 @@ def make_encoder(dtype: str, meta: dict, name: str, index: int,
             raise ValueError(f"descriptor argument '{name}' (parameter {index}): the TMA "
                              f"descriptor cannot be made: {e}") from None
         got = TensorMap.from_buffer_copy(bytes(raw))
+        if pack is not None:
+            got = pack(got, desc)
         if len(cache) >= _MAX_CACHED:
             cache.clear()
         cache[key] = got
         return got
+    encoder.cache = cache    # the launcher looks keys up here before calling the encoder
     return encoder
+
+
+def cache_key(addr: int, desc) -> tuple:
+    """What a map depends on besides the kernel: the device address, shape, strides and
+    padding (the NVIDIA launcher builds the same tuple inline, in its generated code)."""
+    return (addr, *desc.shape, *desc.strides, desc.padding)
 
 
 def _driver_encode(dtype: str, swizzle: int):

@@ -349,6 +349,26 @@ def _hw_tid_bases(ll: LinearLayout, out_dim: str) -> List[int]:
 
 
 # ------------------------------------------------------------------ per-function context
+def block_representatives(ll: LinearLayout, blocks: Sequence[int],
+                          at: Optional[Dict[tuple, int]] = None) -> List[int]:
+    """Per register, a register of the same thread whose element lies in the same aligned
+    block of `blocks[d]` elements along every dim d (powers of two): a value known to be
+    constant over such blocks (AxisInfo constancy) needs computing once per block. The
+    element of register r is R(r) ^ H (H: the lane/warp part), so clearing low bits of
+    R(r) keeps it in its block whatever H is; `at` maps R(r) to its first register."""
+    if at is None:
+        at = {}
+        for r in range(ll.get_in_dim_size(REG)):
+            at.setdefault(tuple(ll.apply({REG: r}).values()), r)
+    outs = ll.out_dims
+    masks = [b - 1 for b in blocks]
+    reps = []
+    for r in range(ll.get_in_dim_size(REG)):
+        c = ll.apply({REG: r})
+        reps.append(at.get(tuple(c[d] & ~m for d, m in zip(outs, masks)), r))
+    return reps
+
+
 class FunctionContext:
     """Lowering state of one tt.func: value map, emitter and cached layout math."""
 
@@ -559,6 +579,15 @@ class FunctionContext:
         return got
 
     # -- shared memory
+    def block_representatives(self, ll: LinearLayout, blocks: Sequence[int]) -> List[int]:
+        """`block_representatives(ll, blocks)`, cached per layout."""
+        key = ("blocks", ll, tuple(blocks))
+        got = self._coord_cache.get(key)
+        if got is None:
+            got = block_representatives(ll, blocks, self.register_at(ll))
+            self._coord_cache[key] = got
+        return got
+
     def smem_base(self, op: Operation) -> int:
         off = op.attr("allocation.offset")
         return int(off) if off is not None else 0

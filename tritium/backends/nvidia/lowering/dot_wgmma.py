@@ -59,13 +59,30 @@ class _Operand:
             coord[dim] = wb[dim]
             bases.append(self._offset(coord) if coord[dim] else 0)
         self.hw = ctx.hw_from_tid_bases(bases)
+        self._base = None
 
     def _offset(self, coord) -> int:
         return self.inv.apply({"dim0": coord[0], "dim1": coord[1]})["offset"]
 
     def descriptor(self, coord) -> str:
+        c = self._offset(coord)
+        if (self.hw[1] & c) == 0 and (c * self.nbytes) % 16 == 0:
+            # The tile's offset adds to the warpgroup's (no common bits) and is a whole
+            # number of 16-byte units: the base descriptor plus a constant, one 64-bit add
+            # per wgmma as upstream (shared addresses are below 2**18, so the 14-bit
+            # address field cannot carry into the next field).
+            base = self._base_descriptor()
+            step = (c * self.nbytes) >> 4
+            return self.ctx.e.bin("add", "i64", base, str(step)) if step else base
+        return self._make_descriptor(self.ctx.combine_const(self.hw, c))
+
+    def _base_descriptor(self) -> str:
+        if self._base is None:
+            self._base = self._make_descriptor(self.hw[0])
+        return self._base
+
+    def _make_descriptor(self, off: str) -> str:
         e = self.ctx.e
-        off = self.ctx.combine_const(self.hw, self._offset(coord))
         if off.lstrip("-").isdigit():
             byte = str(int(off) * self.nbytes)
         else:
