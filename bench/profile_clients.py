@@ -47,6 +47,23 @@ def _profile(step, iters):
     return wall, kernels
 
 
+def _static_launch():
+    """Per Inductor kernel alive now: does Inductor launch it through torch's own static
+    CUDA launcher (the cubin loaded by torch), or through the Triton's launcher?"""
+    import gc
+    try:
+        from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+    except ImportError:
+        return {}
+    out = {}
+    for o in gc.get_objects():
+        if isinstance(o, CachingAutotuner):
+            name = o.inductor_meta.get("kernel_name", "?")
+            kinds = sorted({type(r).__name__ for r in getattr(o, "compile_results", [])})
+            out[name] = ",".join(kinds) or "-"
+    return out
+
+
 def worker(side, models, liger, iters):
     if side == "tritium":
         import tritium.compat
@@ -69,6 +86,7 @@ def worker(side, models, liger, iters):
                     if grad:
                         out.float().square().mean().backward()
             row["wall_ms"], row["kernels"] = _profile(step, iters)
+            row["static"] = _static_launch()
         except Exception:  # noqa: BLE001
             row["error"] = traceback.format_exc()[-6000:]
         print(json.dumps(row), flush=True)
@@ -141,6 +159,8 @@ def main():
             ks = sorted(r.get("kernels", {}).items(), key=lambda kv: -kv[1][1])[:args.top]
             tot = sum(v[1] for v in r.get("kernels", {}).values())
             print(f"  {side}: device µs/step {tot:.1f}")
+            for k, kind in sorted(r.get("static", {}).items()):
+                print(f"    launched by {kind}: {k}")
             for k, (calls, us) in ks:
                 print(f"    {us:9.1f} µs  x{calls:<4.1f} {k[:90]}")
 
