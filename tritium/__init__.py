@@ -53,7 +53,7 @@ def __getattr__(name):
     # Heavier submodules load on first use so `import tritium` stays quick.
     import importlib
     if name in ("testing", "compat", "runtime", "compiler", "tools", "backends", "passes", "ir",
-                "errors", "_internal_testing"):
+                "errors", "_internal_testing", "_C"):
         return importlib.import_module(f".{name}", __name__)
     if name == "compile":
         from .compiler import compile

@@ -142,7 +142,8 @@ class _Compilation:
     def run(self) -> CompiledKernel:
         src, options = self.src, self.options
         t0 = time.perf_counter()
-        product, used = src.make_ir(self.target, options, None, None, None)
+        product = src.make_ir(self.target, options, None, None, None)
+        used = src.used_global_vals
         self.ir_us = _us_since(t0)
         asm: Dict[str, Any] = {}
         products: Dict[str, Any] = {}

@@ -24,7 +24,7 @@ from ..runtime.interface import KernelInterface
 from ..knobs import pipeline_hook_maybe_set
 from .preload import (DeviceCaches, KernelCache, jit_function_registry, preload,
                       public_device, serialize_specialization_data)
-from .specialize import annotation_type, normalize_annotation
+from .specialize import annotation_type, native_specialize_impl, normalize_annotation
 from ..tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
                               type_canonicalisation_dict)
 
@@ -474,6 +474,13 @@ def functools_update(wrapper, fn):
             setattr(wrapper, attr, getattr(fn, attr))
         except AttributeError:
             pass
+
+
+def mangle_type(arg, specialize: bool = False) -> str:
+    """Upstream's signature type string of one argument ("*fp32", "i32", "constexpr"):
+    torch writes user-defined kernels' `ASTSource` signatures with it."""
+    from ..backends.compiler import BaseBackend
+    return native_specialize_impl(BaseBackend, arg, False, specialize, True)[0]
 
 
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
