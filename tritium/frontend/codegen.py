@@ -308,7 +308,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
             self.ret_type = ret_ty
             self.ret_template = value
         elif self.ret_type != ret_ty:
-            raise TypeError(f"Inconsistent return types: {self.ret_type} and {ret_ty}")
+            raise TypeError(f"Return type mismatch: {self.ret_type} and {ret_ty}")  # upstream's words
         handles = flatten_values([value]) if value is not None else []
         if self.return_mode is not None:
             self.return_mode.append(handles)
