@@ -137,3 +137,32 @@ def test_utils_paths_and_dtype_names():
     assert [get_iterable_path(nested, p) for p in paths] == ["a", "b", "c"]
     assert canonicalize_dtype("torch.float16") == "fp16"
     assert canonicalize_dtype(np.dtype("uint8")) == "u8"
+
+
+@tritium.jit
+def shapes(X, BLOCK: tl.constexpr):
+    x = tl.load(X + tl.arange(0, BLOCK))
+    y = tl.reshape(x[None, :], [BLOCK])
+    tl.store(X + tl.arange(0, BLOCK), y * 3 - 7)
+
+
+@pytest.mark.parametrize("block", [8, 32])
+def test_shapes_int_attrs_and_constants(block):
+    src = ASTSource(shapes, {"X": "*i32", "BLOCK": "constexpr"}, {"BLOCK": block})
+    m = src.make_ir(CPU, None, None, None, ir.context())
+    ops = []
+    m.walk(ops.append)
+    by_name = {}
+    for op in ops:
+        by_name.setdefault(op.get_name(), []).append(op)
+    rng = by_name["tt.make_range"][0]
+    assert (rng.get_int_attr("start"), rng.get_int_attr("end")) == (0, block)
+    assert rng.get_int_attr("nope") is None
+    assert by_name["tt.expand_dims"][0].get_result(0).get_shape() == [1, block]
+    reshape = by_name["tt.reshape"][0]
+    assert reshape.get_operand(0).get_shape() == [1, block]
+    assert reshape.get_result(0).get_shape() == [block]
+    assert rng.get_block().get_argument(0).get_shape() is None  # the pointer X: a scalar
+    constants = sorted(op.get_constant_value() for op in by_name["arith.constant"])
+    assert constants == [-7, 3]  # splat i32 constants, signed
+    assert by_name["tt.load"][0].get_constant_value() is None

@@ -72,6 +72,11 @@ class value:
     def get_type(self) -> type:
         return type(self._v.type)
 
+    def get_shape(self) -> Optional[list]:
+        """A tensor's shape; None for a scalar."""
+        dims = getattr(self._v.type, "dims", None)
+        return list(dims) if dims is not None else None
+
     def __eq__(self, other) -> bool:
         return isinstance(other, value) and other._v is self._v
 
@@ -182,6 +187,26 @@ class operation:
     def get_flat_symbol_ref_attr(self, name: str) -> Optional[str]:
         return _attr_value(self._op, name, A.SymbolRefAttr)
 
+    def get_int_attr(self, name: str) -> Optional[int]:
+        attr = self._op.attributes.get(name)
+        return int(attr.value) if isinstance(attr, A.IntegerAttr) else None
+
+    def get_constant_value(self) -> Optional[int]:
+        """An integer `arith.constant`'s value (a splat tensor's element), sign-extended
+        from its width as MLIR's `getSExtValue`; None for anything else."""
+        if self._op.name != "arith.constant":
+            return None
+        attr = self._op.attributes.get("value")
+        if isinstance(attr, A.IntegerAttr):
+            width = getattr(attr.type, "width", 64)
+        elif isinstance(attr, A.DenseElementsAttr) and \
+                hasattr(attr.type.element_type, "width"):
+            width = attr.type.element_type.width
+        else:
+            return None
+        v = int(attr.value) & ((1 << width) - 1)
+        return v - (1 << width) if v >> (width - 1) else v
+
     def verify(self) -> bool:
         from ...ir.verifier import VerificationError, verify
         try:
@@ -240,9 +265,6 @@ class module(operation):
                 return _attr_value(f, "sym_name", A.StringAttr) or ""
         return ""
 
-    def get_int_attr(self, name: str) -> Optional[int]:
-        attr = self._op.attributes.get(name)
-        return int(attr.value) if isinstance(attr, A.IntegerAttr) else None
 
 
 def parse_mlir_module(path: str, ctx: context) -> module:
