@@ -143,7 +143,7 @@ def test_utils_paths_and_dtype_names():
 def shapes(X, BLOCK: tl.constexpr):
     x = tl.load(X + tl.arange(0, BLOCK))
     y = tl.reshape(x[None, :], [BLOCK])
-    tl.store(X + tl.arange(0, BLOCK), y * 3 - 7)
+    tl.store(X + tl.arange(0, BLOCK), y * 3 + tl.full([BLOCK], -7, tl.int32))
 
 
 @pytest.mark.parametrize("block", [8, 32])
