@@ -148,6 +148,47 @@ def test_cache_key_depends_on_callee():
     assert key == caller.cache_key and len(key) == 64
 
 
+@triton.jit
+def _twice(x):
+    return x * 2
+
+
+@triton.constexpr_function
+def _flag():
+    return 3
+
+
+@triton.jit
+def _src_user(p):
+    tl.store(p, _twice(tl.load(p)) + _flag())
+
+
+def test_unsafe_update_src_changes_code_and_keys(rng):
+    """Upstream's `_unsafe_update_src`: a new source for a kernel or callee changes what
+    compiles and the callers' `cache_key` (once their `hash` is reset, as upstream asks);
+    a constexpr function's source counts in its callers' keys too."""
+    base = _src_user.cache_key
+    old_callee, old_flag = _twice.src, _flag.src
+    try:
+        _twice._unsafe_update_src(old_callee.replace("x * 2", "x * 5"))
+        _src_user.hash = None
+        assert _src_user.cache_key != base
+        x = rng.integers(-50, 50, 1).astype(np.int32)
+        want = x * 5 + 3
+        _src_user._unsafe_update_src(_src_user.src.replace("p)) +", "p)) + 0 +"))  # recompile
+        _src_user[(1,)](x)
+        assert x[0] == want[0]
+        key = _src_user.cache_key
+        _flag._unsafe_update_src(old_flag.replace("3", "4"))
+        _src_user.hash = None
+        assert _src_user.cache_key != key
+    finally:
+        _twice._unsafe_update_src(old_callee)
+        _flag._unsafe_update_src(old_flag)
+        _src_user._unsafe_update_src(_src_user.src.replace("p)) + 0 +", "p)) +"))
+    assert _src_user.cache_key == base
+
+
 def test_grid_forms(rng):
     x = rng.standard_normal(256).astype(np.float32)
     for grid in [(2,), (2, 1), (2, 1, 1), 2, lambda meta: (triton.cdiv(256, meta["BLOCK"]),)]:

@@ -181,6 +181,13 @@ class JITFunction(KernelInterface):
             self.hash = dependencies_key(self)
         return self.hash
 
+    def _unsafe_update_src(self, new_src: str) -> None:
+        """Upstream's one way to change a kernel's source (tools, tests): later compiles and
+        `cache_key` use it. As upstream, callers' `hash` is the caller's to reset, and
+        kernels already compiled stay in the in-memory cache."""
+        self.src = new_src
+        self.hash = None
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
 
