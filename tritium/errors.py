@@ -69,3 +69,13 @@ class InterpreterError(TritonError):
 
 class AutotunerError(TritonError):
     """The autotuner has nothing to run: pruning left no config, or every config failed."""
+
+    def __init__(self, error_message: Optional[str] = None):
+        self.error_message = error_message
+        super().__init__(error_message)
+
+    def __str__(self) -> str:
+        return f"Autotuner error: {self.error_message or ''}"  # upstream's form
+
+    def __reduce__(self):
+        return (type(self), (self.error_message,))

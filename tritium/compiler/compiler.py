@@ -171,6 +171,10 @@ class _Compilation:
              or remote_cache.fetch(cache, self.fname, all_stages))
         if hit is not None:
             self.cache_hit = True
+            # The TTIR stage ran to make the key (upstream hashes the source instead): on a
+            # hit it counts as making the IR, and nothing was lowered, as upstream reports.
+            self.ir_us += sum(us for _, us in self.stage_us)
+            self.stage_us = []
             if dump:
                 for stage, text in hit["asm"].items():
                     disk_cache._dump(key, self.fname, stage, text)
