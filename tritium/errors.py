@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["TritonError", "OutOfResources", "PTXASError", "InterpreterError", "AutotunerError"]
+__all__ = ["TritonError", "OutOfResources", "PTXASError", "InterpreterError", "AutotunerError",
+           "DeviceAssertionError"]
 
 
 class TritonError(Exception):
@@ -79,3 +80,10 @@ class AutotunerError(TritonError):
 
     def __reduce__(self):
         return (type(self), (self.error_message,))
+
+
+class DeviceAssertionError(AssertionError, RuntimeError):
+    """A `tl.device_assert` (or the overflow sanitizer's check) failed on the CPU backend.
+    An AssertionError naming the kernel's line, the program and the element; also a
+    RuntimeError saying "device-side assert triggered", what upstream raises on a GPU, so
+    code written against the GPU (`except RuntimeError`) behaves the same."""

@@ -341,10 +341,10 @@ class JITFunction(KernelInterface):
             unknown = [k for k in extra if k not in KNOWN_OPTIONS]
         if unknown:
             raise KeyError(f"Keyword argument {unknown[0]} was specified but unrecognised")
-        if "debug" not in extra:
-            from ..runtime import knobs
-            extra = dict(extra, debug=bool(self.debug) if self.debug is not None
-                         else knobs.debug())
+        # As upstream: the launch's `debug=`, else the @jit flag, and TRITON_DEBUG=1 turns
+        # debugging on whatever those say.
+        from ..runtime import knobs
+        extra = dict(extra, debug=bool(extra.get("debug", self.debug)) or knobs.debug())
         return self._compile_for(target_device, specialization, extra, None, warmup, pipeline)
 
     def _compile_for(self, target_device, specialization, options, key=None, warmup=False,
