@@ -58,6 +58,9 @@ def __getattr__(name):
     if name == "compile":
         from .compiler import compile
         return compile
+    if name == "AsyncCompileMode":
+        from .runtime._async_compile import AsyncCompileMode
+        return AsyncCompileMode
     if name in ("OutOfResources", "TritonError", "InterpreterError"):
         from .runtime import errors
         return getattr(errors, name)
@@ -68,4 +71,4 @@ __all__ = ["jit", "JITFunction", "CompilationError", "Config", "autotune", "heur
            "cdiv", "next_power_of_2", "language", "testing", "compat", "__version__", "knobs",
            "KernelInterface", "TensorWrapper", "reinterpret", "constexpr_function",
            "must_use_result", "MockTensor", "OutOfResources", "TritonError", "InterpreterError",
-           "runtime", "tools", "set_allocator"]
+           "runtime", "tools", "set_allocator", "AsyncCompileMode"]

@@ -1,7 +1,8 @@
 """Names upstream Triton 3.6's public modules export (their `__all__` and what its own tests
 and torch import), module -> names."""
 NAMES = {
-    "triton": ["autotune", "cdiv", "CompilationError", "compile", "Config", "constexpr_function",
+    "triton.runtime._async_compile": ["AsyncCompileMode", "FutureKernel", "active_mode"],
+    "triton": ["AsyncCompileMode", "autotune", "cdiv", "CompilationError", "compile", "Config", "constexpr_function",
                "heuristics", "InterpreterError", "jit", "JITFunction", "KernelInterface",
                "language", "MockTensor", "must_use_result", "next_power_of_2", "OutOfResources",
                "reinterpret", "runtime", "set_allocator", "TensorWrapper", "TritonError",

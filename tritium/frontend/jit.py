@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional
 from ..compiler import ASTSource, compile as compile_source, make_backend
 from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
-from ..runtime import launch_hooks
+from ..runtime import _async_compile, launch_hooks
 from ..runtime.interface import KernelInterface
 from ..knobs import pipeline_hook_maybe_set
 from .preload import (DeviceCaches, KernelCache, jit_function_registry, preload,
@@ -318,6 +318,10 @@ class JITFunction(KernelInterface):
                                              pipeline)
             if kernel is None:  # knobs.runtime.jit_cache_hook asked not to compile
                 return None
+            if isinstance(kernel, _async_compile.FutureKernel):
+                if warmup:  # still compiling: the warm-up does not wait for it
+                    return kernel
+                kernel = kernel.result()
             if fast_key is not None:
                 self._fast_cache[fast_key] = kernel
         if kernel.used_global_vals:
@@ -370,6 +374,15 @@ class JITFunction(KernelInterface):
                 k = compile_source(src, target=target, options=options, backend=backend)
                 cache[key] = k     # before jit_post_compile_hook, which may look it up
                 return k
+
+            mode = _async_compile.active_mode.get()
+            if mode is not None:  # AsyncCompileMode: compile on its executor, cache the future
+                kernel = mode.submit((self.cache_key, device, key),
+                                     lambda: compile_source(src, target=target, options=options,
+                                                            backend=backend),
+                                     lambda k: cache.__setitem__(key, k))
+                cache[key] = kernel
+                return kernel
 
             data = None
             if launch_hooks.jit_hooks_set():
