@@ -135,6 +135,43 @@ def test_changed_global_is_detected():
         CHANGING = old
 
 
+DTYPE_GLOBAL = tl.int32
+
+
+def test_changed_dtype_global_and_closure_constexpr_are_detected():
+    """As upstream: a dtype global is checked like a constexpr one, and a closure's
+    constexpr changed in place (its `.value`) is seen too."""
+    global DTYPE_GLOBAL
+
+    @triton.jit
+    def k(x_ptr):
+        tl.store(x_ptr, tl.full((), 7, DTYPE_GLOBAL))
+
+    def make(cst):
+        @triton.jit
+        def closure(x_ptr):
+            tl.store(x_ptr + tl.arange(0, 4), tl.full((4,), cst, tl.int32))
+        return closure
+
+    x = np.zeros(4, np.int32)
+    k[(1,)](x)
+    DTYPE_GLOBAL = tl.int64
+    try:
+        with pytest.raises(RuntimeError, match="Global variable DTYPE_GLOBAL has changed"):
+            k[(1,)](x)
+    finally:
+        DTYPE_GLOBAL = tl.int32
+    cst = tl.constexpr(42)
+    c = make(cst)
+    c[(1,)](x)
+    assert (x == 42).all()
+    c[(1,)](x)                      # unchanged: no complaint
+    cst.value = 43
+    with pytest.raises(RuntimeError, match="cst has changed since we compiled this kernel, "
+                       r"from constexpr\[42\] to constexpr\[43\]"):
+        c[(1,)](x)
+
+
 def test_cache_key_depends_on_callee():
     @triton.jit
     def callee(x):

@@ -419,7 +419,8 @@ class JITFunction(KernelInterface):
         for (name, _), (value, scope) in kernel.used_global_vals.items():
             current = scope.get(name)
             from ..language.core import _unwrap_if_constexpr
-            if _unwrap_if_constexpr(current) != value and current is not value:
+            if _unwrap_if_constexpr(current) != _unwrap_if_constexpr(value) and \
+                    current is not value:
                 raise RuntimeError(f"Global variable {name} has changed since we compiled this "
                                    "kernel, from " f"{value!r} to {current!r}")
 
