@@ -1,6 +1,8 @@
 """Names upstream Triton 3.6's public modules export (their `__all__` and what its own tests
 and torch import), module -> names."""
 NAMES = {
+    "triton.runtime.build": ["compile_module_from_src", "compile_so_from_src",
+                             "compile_module_from_file", "compile_so_from_file", "platform_key"],
     "triton.runtime._async_compile": ["AsyncCompileMode", "FutureKernel", "active_mode"],
     "triton": ["AsyncCompileMode", "autotune", "cdiv", "CompilationError", "compile", "Config", "constexpr_function",
                "heuristics", "InterpreterError", "jit", "JITFunction", "KernelInterface",
