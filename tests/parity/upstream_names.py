@@ -78,6 +78,7 @@ NAMES = {
     "triton.backends.compiler": ["GPUTarget", "BaseBackend", "Language"],
     "triton.backends.driver": ["DriverBase", "GPUDriver"],
     "triton.tools.mxfp": ["MXFP4Tensor", "MXScaleTensor"],
+    "triton.tools": ["LinearLayout"],
     "triton.profiler": ["start", "activate", "deactivate", "finalize", "scope", "enter_scope",
                         "exit_scope", "profile", "cpu_timed_scope"],
     "triton.profiler.viewer": ["parse", "print_tree"],
