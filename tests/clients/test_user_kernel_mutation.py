@@ -4,7 +4,7 @@ upstream's MLIR bindings (`triton._C.libtriton.ir`, here views over tritium's IR
 it. Without the bindings torch assumes every tensor argument is written. Checked on kernels
 whose reads and writes are known — plain stores, atomics (rmw and cas), a store in a callee,
 stores in for/while loops, a pointer chosen by an `if`, block pointers, device-side tensor
-descriptors, no store at all — and through torch.compile with Inductor's Triton CPU backend
+descriptors (device-side and a host `TensorDescriptor` argument), an autotuned kernel with a None argument, no store at all — and through torch.compile with Inductor's Triton CPU backend
 (result vs eager, the analysis ran and did not fall back). One fresh interpreter
 (`user_kernels.py`): compat must be installed before torch looks for triton."""
 import pytest
@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch", reason="the analysis is torch's")
 
 CASES = ["load_store", "atomics", "call", "loops", "if_pointer", "block_ptr", "descriptor",
-         "no_writes"]
+         "autotuned_none_arg", "host_descriptor", "no_writes"]
 
 
 @pytest.fixture(scope="module")

@@ -94,6 +94,26 @@ def descriptor_store(X, Out, M, N, BM: tl.constexpr, BN: tl.constexpr):
     dst.store([0, 0], src.load([0, 0]) * 2.0)
 
 
+@triton.autotune(configs=[triton.Config({"BLOCK": 8}), triton.Config({"BLOCK": 16})], key=["n"])
+@triton.jit
+def tuned_maybe_bias(X, Bias, Out, n, BLOCK: tl.constexpr):
+    # Autotuned (torch analyses the first config) with an optional pointer: None is a
+    # constexpr, so the TTIR has no parameter for it.
+    i = tl.arange(0, BLOCK)
+    x = tl.load(X + i, mask=i < n)
+    if Bias is not None:
+        x += tl.load(Bias + i, mask=i < n)
+    tl.store(Out + i, x, mask=i < n)
+
+
+@triton.jit
+def host_descriptor_store(In, Desc, BM: tl.constexpr, BN: tl.constexpr):
+    # A host-side TensorDescriptor argument (torch passes its block shape as TMA metadata):
+    # one tensor, several TTIR parameters (the descriptor, its shape and strides).
+    x = tl.load(In + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :])
+    Desc.store([0, 0], x)
+
+
 @triton.jit
 def only_reads(X, Y, n, BLOCK: tl.constexpr):
     i = tl.arange(0, BLOCK)
@@ -122,6 +142,10 @@ def cases():
                       {"X"}, {"Out"}),
         "descriptor": (descriptor_store, dict(X=t(4, 8), Out=t(4, 8), M=4, N=8, BM=4, BN=8),
                        {"X"}, {"Out"}),
+        "autotuned_none_arg": (tuned_maybe_bias, dict(X=t(8), Bias=None, Out=t(8), n=8),
+                               {"X"}, {"Out"}),
+        "host_descriptor": (host_descriptor_store, dict(In=t(4, 8), Desc=t(4, 8), BM=4, BN=8),
+                            {"In"}, {"Desc"}),
         "no_writes": (only_reads, dict(X=t(8), Y=t(8), n=8, BLOCK=8), {"X", "Y"}, set()),
     }
 
@@ -143,7 +167,9 @@ def _names(deps):
 
 def analyse(name, kernel, kwargs, reads, writes, fallbacks):
     before = len(fallbacks.messages)
-    acc = tkw.identify_accessed_tensors(kernel, kwargs, {})
+    meta = {"Desc": tkw.create_tma_stable_metadata(tuple(kwargs["Desc"].shape))} \
+        if "Desc" in kwargs else {}
+    acc = tkw.identify_accessed_tensors(kernel, kwargs, meta)
     rw = acc.read_writes
     return {"case": name, "reads": _names(rw.reads), "writes": _names(rw.writes),
             "want_reads": sorted(reads), "want_writes": sorted(writes),
