@@ -7,6 +7,8 @@ Upstream's code is not ours to commit, so the test files live in an ignored fold
 `.upstream/tests/` at the repository root, laid out as upstream's `python/test/unit/`
 (`language/test_random.py`, `runtime/test_launch.py`, `test_knobs.py`, `conftest.py`, ...);
 `.upstream/tests/SOURCES.txt` names the upstream commit of each copy and is printed first.
+Packages only the tests import (expecttest) go in `.upstream/site/` (`pip install --no-deps
+--target .upstream/site expecttest`), which the subprocesses get on their PYTHONPATH.
 
 Each file runs in its own pytest subprocess with `bench/upstream_tests_shim.py` loaded as a
 plugin (`-p upstream_tests_shim`), which installs `tritium.compat` before collection so the
@@ -40,8 +42,11 @@ from run_tutorials import subprocess_env  # noqa: E402
 TIME_LIMIT_REASON = "per-file time limit reached"   # what upstream_tests_shim says
 
 
-def _env(device: str, deadline: float) -> dict:
-    env = subprocess_env(device, (BENCH, REPO))
+def _env(device: str, deadline: float, root: str) -> dict:
+    # Packages only upstream's tests import (expecttest, for runtime/test_cache.py) live in
+    # `site/` beside the tests' folder: `pip install --no-deps --target .upstream/site ...`.
+    site = os.path.join(os.path.dirname(root), "site")
+    env = subprocess_env(device, (BENCH, REPO) + ((site,) if os.path.isdir(site) else ()))
     env["TRITIUM_UPSTREAM_DEVICE"] = device
     env["TRITIUM_UPSTREAM_DEADLINE"] = repr(deadline)
     return env
@@ -104,7 +109,7 @@ def run_file(root: str, rel: str, device: str, limit: float, extra: list[str]) -
             cmd += ["--device", device]
         cmd += extra
         start = time.time()
-        env = _env(device, start + limit)
+        env = _env(device, start + limit, root)
         try:
             proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
                                   timeout=limit + 60)

@@ -53,11 +53,14 @@ def __getattr__(name):
     # Heavier submodules load on first use so `import tritium` stays quick.
     import importlib
     if name in ("testing", "compat", "runtime", "compiler", "tools", "backends", "passes", "ir",
-                "errors", "_internal_testing"):
+                "errors", "_internal_testing", "_C"):
         return importlib.import_module(f".{name}", __name__)
     if name == "compile":
         from .compiler import compile
         return compile
+    if name == "AsyncCompileMode":
+        from .runtime._async_compile import AsyncCompileMode
+        return AsyncCompileMode
     if name in ("OutOfResources", "TritonError", "InterpreterError"):
         from .runtime import errors
         return getattr(errors, name)
@@ -68,4 +71,4 @@ __all__ = ["jit", "JITFunction", "CompilationError", "Config", "autotune", "heur
            "cdiv", "next_power_of_2", "language", "testing", "compat", "__version__", "knobs",
            "KernelInterface", "TensorWrapper", "reinterpret", "constexpr_function",
            "must_use_result", "MockTensor", "OutOfResources", "TritonError", "InterpreterError",
-           "runtime", "tools", "set_allocator"]
+           "runtime", "tools", "set_allocator", "AsyncCompileMode"]

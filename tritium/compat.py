@@ -30,6 +30,7 @@ UPSTREAM_VERSION = "3.6.0"
 ALIASES = {
     "triton.runtime.jit": "tritium.frontend.jit",
     "triton.runtime.autotuner": "tritium.frontend.autotuner",
+    "triton.runtime.interpreter": "tritium.frontend.interpreter",
 }
 
 # Loaded by install() right away, so `triton.language` etc. are attributes at once.

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-__all__ = ["TritonError", "OutOfResources", "PTXASError", "InterpreterError", "AutotunerError"]
+__all__ = ["TritonError", "OutOfResources", "PTXASError", "InterpreterError", "AutotunerError",
+           "DeviceAssertionError"]
 
 
 class TritonError(Exception):
@@ -69,3 +70,20 @@ class InterpreterError(TritonError):
 
 class AutotunerError(TritonError):
     """The autotuner has nothing to run: pruning left no config, or every config failed."""
+
+    def __init__(self, error_message: Optional[str] = None):
+        self.error_message = error_message
+        super().__init__(error_message)
+
+    def __str__(self) -> str:
+        return f"Autotuner error: {self.error_message or ''}"  # upstream's form
+
+    def __reduce__(self):
+        return (type(self), (self.error_message,))
+
+
+class DeviceAssertionError(AssertionError, RuntimeError):
+    """A `tl.device_assert` (or the overflow sanitizer's check) failed on the CPU backend.
+    An AssertionError naming the kernel's line, the program and the element; also a
+    RuntimeError saying "device-side assert triggered", what upstream raises on a GPU, so
+    code written against the GPU (`except RuntimeError`) behaves the same."""

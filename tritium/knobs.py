@@ -406,6 +406,7 @@ class runtime_knobs(base_knobs):
     launch_exit_hook = HookChain(reversed=True)
     kernel_load_start_hook = HookChain()
     kernel_load_end_hook = HookChain(reversed=True)
+    kernel_unload_hook = HookChain()
     jit_cache_hook = None
     jit_post_compile_hook = None
     add_stages_inspection_hook = None

@@ -173,6 +173,19 @@ def k_calls_bad_return(x_ptr, n):
 
 
 @triton.jit
+def k_branch_return_types(p, q, n):
+    if n > 0:
+        return p
+    else:
+        return n
+
+
+@triton.jit
+def k_calls_branch_returns(x_ptr, n):
+    tl.store(k_branch_return_types(x_ptr, x_ptr, n), 1.0)
+
+
+@triton.jit
 def k_constexpr_reassign(x_ptr):
     a: tl.constexpr = 1
     a: tl.constexpr = 2
@@ -312,7 +325,8 @@ CASES = [
     (k_dot_shapes, (X,), {}, 4, "are not compatible for matmul"),
     (k_return_in_loop, (X, 5), {}, 3, "Cannot have `return` statements inside `while` or `for`"),
     (k_chained_cmp, (X, 5), {}, 2, "simultaneous multiple comparison is not supported"),
-    (k_calls_bad_return, (X, 5), {}, 2, "Inconsistent return types"),
+    (k_calls_bad_return, (X, 5), {}, 2, "Return type mismatch: "),
+    (k_calls_branch_returns, (X, 5), {}, 2, "Return type mismatch: pointer<fp32> and int32"),
     (k_constexpr_reassign, (X,), {}, 3, "constexpr cannot be reassigned"),
     (k_load_non_pointer, (X, 5), {}, 2, "Unsupported ptr type"),
     (k_store_non_pointer, (X, 5), {}, 2, "Unsupported ptr type"),

@@ -135,6 +135,43 @@ def test_changed_global_is_detected():
         CHANGING = old
 
 
+DTYPE_GLOBAL = tl.int32
+
+
+def test_changed_dtype_global_and_closure_constexpr_are_detected():
+    """As upstream: a dtype global is checked like a constexpr one, and a closure's
+    constexpr changed in place (its `.value`) is seen too."""
+    global DTYPE_GLOBAL
+
+    @triton.jit
+    def k(x_ptr):
+        tl.store(x_ptr, tl.full((), 7, DTYPE_GLOBAL))
+
+    def make(cst):
+        @triton.jit
+        def closure(x_ptr):
+            tl.store(x_ptr + tl.arange(0, 4), tl.full((4,), cst, tl.int32))
+        return closure
+
+    x = np.zeros(4, np.int32)
+    k[(1,)](x)
+    DTYPE_GLOBAL = tl.int64
+    try:
+        with pytest.raises(RuntimeError, match="Global variable DTYPE_GLOBAL has changed"):
+            k[(1,)](x)
+    finally:
+        DTYPE_GLOBAL = tl.int32
+    cst = tl.constexpr(42)
+    c = make(cst)
+    c[(1,)](x)
+    assert (x == 42).all()
+    c[(1,)](x)                      # unchanged: no complaint
+    cst.value = 43
+    with pytest.raises(RuntimeError, match="cst has changed since we compiled this kernel, "
+                       r"from constexpr\[42\] to constexpr\[43\]"):
+        c[(1,)](x)
+
+
 def test_cache_key_depends_on_callee():
     @triton.jit
     def callee(x):
@@ -146,6 +183,47 @@ def test_cache_key_depends_on_callee():
 
     key = caller.cache_key
     assert key == caller.cache_key and len(key) == 64
+
+
+@triton.jit
+def _twice(x):
+    return x * 2
+
+
+@triton.constexpr_function
+def _flag():
+    return 3
+
+
+@triton.jit
+def _src_user(p):
+    tl.store(p, _twice(tl.load(p)) + _flag())
+
+
+def test_unsafe_update_src_changes_code_and_keys(rng):
+    """Upstream's `_unsafe_update_src`: a new source for a kernel or callee changes what
+    compiles and the callers' `cache_key` (once their `hash` is reset, as upstream asks);
+    a constexpr function's source counts in its callers' keys too."""
+    base = _src_user.cache_key
+    old_callee, old_flag = _twice.src, _flag.src
+    try:
+        _twice._unsafe_update_src(old_callee.replace("x * 2", "x * 5"))
+        _src_user.hash = None
+        assert _src_user.cache_key != base
+        x = rng.integers(-50, 50, 1).astype(np.int32)
+        want = x * 5 + 3
+        _src_user._unsafe_update_src(_src_user.src.replace("p)) +", "p)) + 0 +"))  # recompile
+        _src_user[(1,)](x)
+        assert x[0] == want[0]
+        key = _src_user.cache_key
+        _flag._unsafe_update_src(old_flag.replace("3", "4"))
+        _src_user.hash = None
+        assert _src_user.cache_key != key
+    finally:
+        _twice._unsafe_update_src(old_callee)
+        _flag._unsafe_update_src(old_flag)
+        _src_user._unsafe_update_src(_src_user.src.replace("p)) + 0 +", "p)) +"))
+    assert _src_user.cache_key == base
 
 
 def test_grid_forms(rng):

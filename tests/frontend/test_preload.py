@@ -93,3 +93,17 @@ def test_preload_rejects_another_kernels_data(hooks):
     bad["target"]["arch"] = 12345
     with pytest.raises(RuntimeError, match="trying to preload for"):
         _unary.preload(json.dumps(bad))
+
+
+def test_device_caches_clear_forgets_every_device(hooks):
+    x = np.random.default_rng().standard_normal(20).astype(np.float32)
+    y = np.zeros_like(x)
+    _unary[(1,)](x, y, x.size, BLOCK=32)
+    assert len(_unary.device_caches) == 1
+    _unary.device_caches.clear()                      # upstream's test_compilation_listener
+    assert len(_unary.device_caches) == 0
+    hooks.clear()
+    y[:] = 0
+    _unary[(1,)](x, y, x.size, BLOCK=32)              # compiled again
+    assert [h[0] for h in hooks] == ["cache", "post"]
+    np.testing.assert_array_equal(y, x * 2 + 1)

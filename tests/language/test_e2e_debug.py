@@ -65,3 +65,26 @@ def test_device_assert_is_off_without_debug(monkeypatch):
     x = np.arange(100, 108, dtype=np.int32)
     quiet_overflow[(1,)](x, BLOCK=8)
     np.testing.assert_array_equal(x, (np.arange(100, 108) + 2147483600).astype(np.int32))
+
+
+@pytest.mark.parametrize("jit_flag,launch_flag,env,raises", [
+    (None, None, "1", True), (False, None, "1", True), (None, False, "1", True),
+    (True, None, "0", True), (False, True, "0", True), (True, False, "0", False),
+    (None, None, "0", False)])
+def test_debug_switches_as_upstream(monkeypatch, jit_flag, launch_flag, env, raises):
+    """Upstream's rule: the launch's `debug=`, else the @jit flag; TRITON_DEBUG=1 turns
+    debugging on whatever those say. A failed assertion is an AssertionError naming the
+    kernel's line and a RuntimeError saying "device-side assert" (upstream's GPU error)."""
+    from tritium.errors import DeviceAssertionError
+    monkeypatch.setenv("TRITON_DEBUG", env)
+    k = triton.jit(assert_kernel.fn, debug=jit_flag)
+    kw = {} if launch_flag is None else {"debug": launch_flag}
+    x = np.arange(8, dtype=np.int32)
+    if not raises:
+        k[(1,)](x, BLOCK=8, **kw)
+        return
+    with pytest.raises(RuntimeError, match="device-side assert triggered") as info:
+        k[(1,)](x, BLOCK=8, **kw)
+    assert isinstance(info.value, AssertionError) and isinstance(info.value, DeviceAssertionError)
+    line = next(i for i, text in enumerate(open(__file__), 1) if "device_assert(x < 5" in text)
+    assert "too big" in str(info.value) and f"test_e2e_debug.py:{line}" in str(info.value)

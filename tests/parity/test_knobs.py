@@ -51,7 +51,8 @@ def test_every_upstream_group_and_knob_exists():
     for group, names in expected.items():
         assert names <= set(getattr(knobs, group).knob_descriptors), group
     for hook in ("launch_enter_hook", "launch_exit_hook", "kernel_load_start_hook",
-                 "kernel_load_end_hook", "jit_cache_hook", "jit_post_compile_hook"):
+                 "kernel_load_end_hook", "kernel_unload_hook", "jit_cache_hook",
+                 "jit_post_compile_hook"):
         assert hasattr(knobs.runtime, hook)
     assert knobs.compilation.listener is None
 
@@ -228,6 +229,17 @@ def _hooked(x_ptr, n, BLOCK: tl.constexpr):
     tl.store(x_ptr + offs, offs + n, mask=offs < n)
 
 
+def test_hooks_name_the_kernel_by_its_qualified_name(fresh):
+    @triton.jit
+    def local_kernel(x_ptr):
+        tl.store(x_ptr, 1)
+
+    names = []
+    fresh.runtime.jit_cache_hook = lambda *, fn, **kw: names.append(fn.name) and False
+    local_kernel.warmup(np.zeros(1, np.int32), grid=(1,))
+    assert names == ["test_hooks_name_the_kernel_by_its_qualified_name.<locals>.local_kernel"]
+
+
 def test_jit_cache_hook_can_skip_and_post_compile_hook_sees_compiles(fresh):
     seen = []
 
@@ -280,3 +292,14 @@ def test_kernel_load_hooks_see_each_load_once(fresh, rng):
     assert events[0][1] is None and events[1][1] is True      # module: none yet, then loaded
     assert events[0][2] == events[1][2] == "_loaded_once"
     assert events[0][3] == events[1][3]      # the same hash (None where a backend has none)
+    # upstream's unload hook: once, when the kernel object goes, with the loaded module
+    kernel = _loaded_once.warmup(x, y, 50, BLOCK=32, grid=(2,))
+    kernel._init_handles()
+    unloaded = []
+    fresh.runtime.kernel_unload_hook.add(
+        lambda module, function, name, group, hash: unloaded.append((module is not None, name)))
+    kernel.__del__()
+    kernel.__del__()
+    assert unloaded == [(True, "_loaded_once")] and kernel.module is None
+    _loaded_once[(2,)](x, y, 50, BLOCK=32)   # loaded again on its next launch
+    assert kernel.module is not None

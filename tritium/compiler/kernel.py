@@ -121,6 +121,18 @@ class CompiledKernel:
         self._driver = None
 
     # -- loading -----------------------------------------------------------------------
+    def __del__(self):
+        # Upstream's unload hook (profilers pair it with the load hooks). The module itself
+        # is left to the driver's context: a launcher may still hold its function.
+        if getattr(self, "module", None) is None:
+            return
+        try:
+            knobs.runtime.kernel_unload_hook(self.module, self.function, self.name,
+                                             getattr(self, "metadata_group", None), self.hash)
+        except Exception:  # noqa: BLE001  (during interpreter shutdown knobs may be gone)
+            pass
+        self.module, self._run, self._fast = None, None, None
+
     def _init_handles(self) -> None:
         if self._run is not None:
             return

@@ -66,6 +66,7 @@ class ASTSource:
     or a comma-separated string), `constexprs` ({param or (index,): value}) and `attrs`
     ({param or (index,): [["tt.divisibility", 16]]})."""
     ext = "ttir"
+    used_global_vals: dict = {}  # {name: (value, globals dict)}, filled by make_ir
 
     def __init__(self, fn, signature, constexprs=None, attrs=None):
         if not hasattr(fn, "arg_names") or not hasattr(fn, "make_ttir_module"):
@@ -115,9 +116,14 @@ class ASTSource:
         return hashlib.sha256(key.encode()).hexdigest()
 
     def make_ir(self, target, options, codegen_fns=None, module_map=None, context=None):
-        """(TTIR module, the globals the kernel read): the frontend runs here, through the
-        `@jit` function's own hook, so the compiler needs no import of the frontend."""
-        return self.fn.make_ttir_module(self.specialization(), options)
+        """The TTIR module, as upstream's; the globals the kernel read are left in
+        `used_global_vals`. The frontend runs here, through the `@jit` function's own hook,
+        so the compiler needs no import of the frontend. Given a context of upstream's
+        bindings (`triton._C.libtriton.ir.context`, as torch passes), the module comes back
+        as those bindings' view of it."""
+        module, self.used_global_vals = self.fn.make_ttir_module(self.specialization(), options)
+        view = getattr(context, "module_view", None)
+        return view(module) if view is not None else module
 
     def parse_options(self) -> dict:
         return {}
@@ -183,8 +189,10 @@ class IRSource:
     def hash(self) -> str:
         return hashlib.sha256(self.src.encode()).hexdigest()
 
+    used_global_vals: dict = {}
+
     def make_ir(self, target, options, codegen_fns=None, module_map=None, context=None):
-        return (self.module if self.module is not None else self.src), {}
+        return self.module if self.module is not None else self.src
 
     def parse_options(self) -> dict:
         if self.ext == "ttgir":

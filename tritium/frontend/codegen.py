@@ -8,6 +8,7 @@ builtins go through `TritonSemantic`, the one place that knows them. Control flo
 from __future__ import annotations
 
 import ast
+import copy
 import warnings
 from types import ModuleType
 from typing import Any, Dict, List, Optional
@@ -154,12 +155,18 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
                 "is not supported. Alternatively, set the envvar "
                 "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS=1, but we do not promise to support this "
                 "forever.")
-        if isinstance(value, constexpr) or not (isinstance(value, (ModuleType, JITFunction, dtype))
-                                                or callable(value)):
-            # Record the function's live globals (not our merged copy) so a later change shows.
+        if isinstance(value, (constexpr, dtype)) or not (isinstance(value, (ModuleType, JITFunction))
+                                                         or callable(value)):
+            # Record where the name lives — the function's live globals (not our merged
+            # copy), else its closure cell — with a copy of the value, so a later change
+            # shows, a constexpr changed in place too (as upstream).
+            snapshot = copy.copy(value) if isinstance(value, constexpr) else value
             live = self.jit_fn.fn.__globals__
-            if name in live:
-                self.used_global_vals[(name, id(live))] = (_unwrap_if_constexpr(value), live)
+            cell = _closure_cells(self.jit_fn.fn).get(name)
+            if cell is not None:
+                self.used_global_vals[(name, id(cell))] = (snapshot, _CellScope(name, cell))
+            elif name in live:
+                self.used_global_vals[(name, id(live))] = (snapshot, live)
         return value
 
     # ------------------------------------------------------------------ visiting
@@ -308,7 +315,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
             self.ret_type = ret_ty
             self.ret_template = value
         elif self.ret_type != ret_ty:
-            raise TypeError(f"Inconsistent return types: {self.ret_type} and {ret_ty}")
+            raise TypeError(f"Return type mismatch: {self.ret_type} and {ret_ty}")  # upstream's words
         handles = flatten_values([value]) if value is not None else []
         if self.return_mode is not None:
             self.return_mode.append(handles)
@@ -575,3 +582,20 @@ def _install_static_functions():
 
 
 _install_static_functions()
+
+
+def _closure_cells(fn) -> Dict[str, Any]:
+    return dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+
+
+class _CellScope:
+    """A closure variable, read as the JIT reads a globals dict (`scope.get(name)`)."""
+
+    def __init__(self, name: str, cell):
+        self.name, self.cell = name, cell
+
+    def get(self, name, default=None):
+        try:
+            return self.cell.cell_contents if name == self.name else default
+        except ValueError:  # an empty cell
+            return default

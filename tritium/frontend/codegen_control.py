@@ -180,7 +180,10 @@ class ControlFlowMixin:
         self.return_mode = outer_mode
         (then_block, then_h), (else_block, else_h) = blocks
         if [h.type for h in then_h] != [h.type for h in else_h]:
-            raise TypeError("Inconsistent return types between the branches of an `if`")
+            raise TypeError("Return type mismatch: "
+                            f"{', '.join(str(h.type) for h in then_h) or 'void'} and "
+                            f"{', '.join(str(h.type) for h in else_h) or 'void'} "
+                            "(the two branches of an `if` return different types)")
         self.builder.restore_insertion_point(ip)
         if_op = self.builder.create("scf.if", [cond.handle], [h.type for h in then_h], num_regions=2)
         if_op.regions[0].add_block(then_block)

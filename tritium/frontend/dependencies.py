@@ -1,7 +1,7 @@
 """`JITFunction.cache_key`: a hash of the kernel's source and of what it depends on.
 
 Walks the AST for names that resolve to other `@jit` functions (their keys, recursively,
-and their `noinline` flag) and to constexpr globals (their values), like upstream's
+and their `noinline` flag) and to constexpr globals (their values) and constexpr functions (their source), like upstream's
 DependenciesFinder, so editing a callee or a constexpr global invalidates the kernel.
 """
 from __future__ import annotations
@@ -27,6 +27,7 @@ class _Finder(ast.NodeVisitor):
         return None
 
     def _record(self, name, value):
+        from ..language.builtins import ConstexprFunction
         from ..language.core import constexpr
         from .jit import JITFunction
         if isinstance(value, JITFunction):
@@ -36,6 +37,8 @@ class _Finder(ast.NodeVisitor):
                                f":{value.noinline}".encode())
         elif isinstance(value, constexpr):
             self.hasher.update(f"{name}={value.value!r}".encode())
+        elif isinstance(value, ConstexprFunction):
+            self.hasher.update(f"{name}:{value.cache_key}".encode())
 
     def visit_Name(self, node):
         if node.id in self.scope:

@@ -19,12 +19,12 @@ from typing import Any, Callable, Dict, List, Optional
 from ..compiler import ASTSource, compile as compile_source, make_backend
 from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
-from ..runtime import launch_hooks
+from ..runtime import _async_compile, launch_hooks
 from ..runtime.interface import KernelInterface
 from ..knobs import pipeline_hook_maybe_set
 from .preload import (DeviceCaches, KernelCache, jit_function_registry, preload,
                       public_device, serialize_specialization_data)
-from .specialize import annotation_type, normalize_annotation
+from .specialize import annotation_type, native_specialize_impl, normalize_annotation
 from ..tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstream's home)
                               type_canonicalisation_dict)
 
@@ -181,6 +181,13 @@ class JITFunction(KernelInterface):
             self.hash = dependencies_key(self)
         return self.hash
 
+    def _unsafe_update_src(self, new_src: str) -> None:
+        """Upstream's one way to change a kernel's source (tools, tests): later compiles and
+        `cache_key` use it. As upstream, callers' `hash` is the caller's to reset, and
+        kernels already compiled stay in the in-memory cache."""
+        self.src = new_src
+        self.hash = None
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
 
@@ -311,6 +318,10 @@ class JITFunction(KernelInterface):
                                              pipeline)
             if kernel is None:  # knobs.runtime.jit_cache_hook asked not to compile
                 return None
+            if isinstance(kernel, _async_compile.FutureKernel):
+                if warmup:  # still compiling: the warm-up does not wait for it
+                    return kernel
+                kernel = kernel.result()
             if fast_key is not None:
                 self._fast_cache[fast_key] = kernel
         if kernel.used_global_vals:
@@ -334,10 +345,10 @@ class JITFunction(KernelInterface):
             unknown = [k for k in extra if k not in KNOWN_OPTIONS]
         if unknown:
             raise KeyError(f"Keyword argument {unknown[0]} was specified but unrecognised")
-        if "debug" not in extra:
-            from ..runtime import knobs
-            extra = dict(extra, debug=bool(self.debug) if self.debug is not None
-                         else knobs.debug())
+        # As upstream: the launch's `debug=`, else the @jit flag, and TRITON_DEBUG=1 turns
+        # debugging on whatever those say.
+        from ..runtime import knobs
+        extra = dict(extra, debug=bool(extra.get("debug", self.debug)) or knobs.debug())
         return self._compile_for(target_device, specialization, extra, None, warmup, pipeline)
 
     def _compile_for(self, target_device, specialization, options, key=None, warmup=False,
@@ -363,6 +374,15 @@ class JITFunction(KernelInterface):
                 k = compile_source(src, target=target, options=options, backend=backend)
                 cache[key] = k     # before jit_post_compile_hook, which may look it up
                 return k
+
+            mode = _async_compile.active_mode.get()
+            if mode is not None:  # AsyncCompileMode: compile on its executor, cache the future
+                kernel = mode.submit((self.cache_key, device, key),
+                                     lambda: compile_source(src, target=target, options=options,
+                                                            backend=backend),
+                                     lambda k: cache.__setitem__(key, k))
+                cache[key] = kernel
+                return kernel
 
             data = None
             if launch_hooks.jit_hooks_set():
@@ -399,7 +419,8 @@ class JITFunction(KernelInterface):
         for (name, _), (value, scope) in kernel.used_global_vals.items():
             current = scope.get(name)
             from ..language.core import _unwrap_if_constexpr
-            if _unwrap_if_constexpr(current) != value and current is not value:
+            if _unwrap_if_constexpr(current) != _unwrap_if_constexpr(value) and \
+                    current is not value:
                 raise RuntimeError(f"Global variable {name} has changed since we compiled this "
                                    "kernel, from " f"{value!r} to {current!r}")
 
@@ -474,6 +495,13 @@ def functools_update(wrapper, fn):
             setattr(wrapper, attr, getattr(fn, attr))
         except AttributeError:
             pass
+
+
+def mangle_type(arg, specialize: bool = False) -> str:
+    """Upstream's signature type string of one argument ("*fp32", "i32", "constexpr"):
+    torch writes user-defined kernels' `ASTSource` signatures with it."""
+    from ..backends.compiler import BaseBackend
+    return native_specialize_impl(BaseBackend, arg, False, specialize, True)[0]
 
 
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,

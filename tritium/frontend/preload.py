@@ -97,6 +97,13 @@ class DeviceCaches:
     def items(self):
         return [(d, self[d]) for d in self.keys()]
 
+    def clear(self):
+        """Forget every device's compiled kernels (upstream's tests do this to compile
+        again, or to reach the disk cache)."""
+        for cache in self._jit.cache.values():
+            cache.clear()
+        self._jit.cache.clear()
+
 
 def preload(jit_fn, specialization_data: str):
     """Compile the specialisation `specialization_data` (upstream's JSON) describes for the

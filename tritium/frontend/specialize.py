@@ -273,3 +273,39 @@ def annotated_key(spec) -> str:
     (an integer 1 stays a run-time value of the annotated type, not a constant)."""
     key = spec[1]
     return key if key == "D" else ""
+
+
+def native_specialize_impl(backend, arg: Any, is_const: bool = False,
+                           specialize_value: bool = True, align: bool = True):
+    """Upstream's `triton._C.libtriton.native_specialize_impl`: one argument's (type
+    string, key) with the keys asked of `backend` (`get_int_specialization`,
+    `get_tensor_specialization`); None where upstream's key is None (unspecialised values,
+    bools, floats). torch builds `ASTSource` attrs for user-defined kernels through it."""
+    from ..language.core import constexpr
+    from .jit import JITFunction
+    if arg is None:
+        return ("constexpr", None)
+    if isinstance(arg, bool):
+        return ("u1", None)
+    if isinstance(arg, int):
+        if specialize_value and arg == 1:
+            return ("constexpr", 1)
+        key = backend.get_int_specialization(arg, align=align) if specialize_value else None
+        return (_int_type(int(arg)), key)
+    if isinstance(arg, float):
+        return ("fp32", None)
+    if isinstance(arg, JITFunction):
+        return ("constexpr", arg.cache_key)
+    if isinstance(arg, constexpr):
+        return ("constexpr", arg)
+    if isinstance(arg, tuple):
+        spec = [native_specialize_impl(backend, x, False, True, True) for x in arg]
+        make = (lambda vals: type(arg)(*vals)) if hasattr(arg, "_fields") else tuple
+        return (make([s[0] for s in spec]), make([s[1] for s in spec]))
+    ty, key = specialize_arg(arg, is_const, specialize_value, align)
+    if isinstance(ty, str) and ty.startswith("*"):  # a tensor (numpy arrays have no data_ptr)
+        if not specialize_value:
+            key = None
+        elif hasattr(arg, "data_ptr"):
+            key = backend.get_tensor_specialization(arg, align=align)
+    return (ty, key)

@@ -68,6 +68,25 @@ class ConstexprFunction:
         match = re.search(r"^def\s+\w+\s*\(", text, re.MULTILINE)
         return text[match.start():] if match else text
 
+    hash = None
+
+    @property
+    def cache_key(self) -> str:
+        """What kernels calling it hash it as (upstream's `JITCallable.cache_key`): its
+        source and first line, so editing it invalidates them."""
+        if self.hash is None:
+            import hashlib
+            import inspect
+            line = inspect.getsourcelines(self.fn)[1] if hasattr(self.fn, "__code__") else 0
+            self.hash = hashlib.sha256(f"{self.src}:{line}".encode()).hexdigest()
+        return self.hash
+
+    def _unsafe_update_src(self, new_src: str) -> None:
+        """As `JITFunction._unsafe_update_src`: the new source counts in `cache_key` (the
+        function run at compile time is still `fn`, as upstream)."""
+        self.__dict__["src"] = new_src
+        self.hash = None
+
     def __call__(self, *args, _semantic=None, **kwargs):
         args = [_unwrap_if_constexpr(a) for a in args]
         kwargs = {k: _unwrap_if_constexpr(v) for k, v in kwargs.items()}

@@ -51,7 +51,8 @@ def _call_jit_hook(hook, jit_fn, specialization, options, key, warmup, device=0,
     compile_info = {"key": key, "signature": signature, "device": device,
                     "constants": constants, **opts, "configs": [],
                     "specialization_data": specialization_data, "is_warmup": warmup}
-    return hook(key=key, repr=repr_, fn=JitFunctionInfo(jit_fn.module, jit_fn.__name__, jit_fn),
+    info = JitFunctionInfo(jit_fn.module, jit_fn.__qualname__, jit_fn)  # upstream: qualname
+    return hook(key=key, repr=repr_, fn=info,
                 compile=compile_info, is_manual_warmup=warmup, already_compiled=False)
 
 

@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from ...errors import DeviceAssertionError
 from .dtypes import compute_dtype, format_scalar as _fmt
 from .evaluator import broadcast_programs, call_function, register, run_block
 
@@ -229,7 +230,8 @@ def _assert(pc, op):
         ix = np.unravel_index(flat, shape) if shape else ()
         x, y, z = (int(a[bad_p]) for a in program_coords(env.prog, env.ctx.grid))
         where = f", index ({', '.join(str(int(i)) for i in ix)})" if shape else ""
-        raise AssertionError(f"{loc.file}:{loc.line}: kernel '{env.ctx.kernel}': Assertion "
-                             f"`{msg}` failed in program ({x}, {y}, {z}){where}")
+        raise DeviceAssertionError(
+            f"{loc.file}:{loc.line}: kernel '{env.ctx.kernel}': Assertion `{msg}` failed in "
+            f"program ({x}, {y}, {z}){where}: device-side assert triggered")
     return run
 

@@ -113,8 +113,9 @@ class CUDABackend(BaseBackend):
     def disassemble(self, key, asm):
         """`asm["sass"]`, from the cubin on first access."""
         if key == "sass" and "cubin" in asm:
+            from .sass import format_sass
             from .toolchain import disassemble
-            return disassemble(asm["cubin"])
+            return format_sass(disassemble(asm["cubin"]))  # upstream's format
         return None
 
     # -- the stages (each takes the previous stage's product) -----------------------------

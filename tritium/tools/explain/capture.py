@@ -179,7 +179,7 @@ def _run_stages(fn, specialization, backend, options, record, span, clock) -> No
     from ...backends.nvidia import toolchain
     src = ASTSource.from_specialization(fn, specialization)
     t0 = time.perf_counter()
-    product, _ = src.make_ir(backend.target, options)
+    product = src.make_ir(backend.target, options)
     clock.stage("codegen", t0)
     stages: Dict[str, Any] = {}
     backend.add_stages(stages, options, src.language)
