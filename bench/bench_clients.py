@@ -29,7 +29,12 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
 
 MODELS = ("pointwise", "softmax", "layernorm", "reductions", "embedding", "mlp",
-          "mlp_train", "transformer", "conv_bn")
+          "mlp_train", "transformer", "conv_bn", "mm_autotune", "flex_attention")
+# GPU-only rows: Inductor's Triton matmul templates (max-autotune) and flex attention have
+# no Triton CPU path in Inductor.
+GPU_ONLY = ("mm_autotune", "flex_attention")
+# torch.compile keyword arguments per model (default: none)
+COMPILE_KW = {"mm_autotune": {"mode": "max-autotune-no-cudagraphs"}}
 
 
 def build(name: str, dev: str, quick: bool):
@@ -75,6 +80,20 @@ def build(name: str, dev: str, quick: bool):
                               nn.Conv2d(16, 8, 3, padding=1)).to(dev, dt).eval()
         return block, (rnd(2 if small else 32, 3, 24 if small else 128, 24 if small else 128),), \
             tol * 10, False
+    if name == "mm_autotune":
+        # Inductor benchmarks its Triton matmul templates (and cuBLAS) and keeps the fastest
+        m = 256 if small else 4096
+        return (lambda a, b, bias: torch.relu(a @ b + bias),
+                (rnd(m, m), rnd(m, m), rnd(m)), tol * 10, False)
+    if name == "flex_attention":
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+        B, H, S, D = (1, 2, 256, 64) if small else (4, 16, 2048, 64)
+        mask = create_block_mask(lambda b, h, q, kv: q >= kv, None, None, S, S, device=dev)
+
+        def attn(q, k, v):
+            return flex_attention(q, k, v, block_mask=mask,
+                                  score_mod=lambda s, b, h, q, kv: s + 0.01 * (q - kv))
+        return attn, (rnd(B, H, S, D), rnd(B, H, S, D), rnd(B, H, S, D)), tol, False
     raise KeyError(name)
 
 
@@ -107,7 +126,7 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
             if grad:
                 inputs = tuple(x.requires_grad_() if x.is_floating_point() else x for x in inputs)
             torch._dynamo.reset()
-            cfn = torch.compile(fn)
+            cfn = torch.compile(fn, **COMPILE_KW.get(name, {}))
 
             def step(f):
                 out = f(*inputs)
@@ -212,6 +231,12 @@ def liger_worker(side: str, quick: bool, iters: int) -> None:
         print(json.dumps(row), flush=True)
 
 
+def _has_gpu() -> bool:
+    """Without importing torch in this (parent) process."""
+    probe = "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"
+    return subprocess.run([sys.executable, "-c", probe]).returncode == 0
+
+
 def run_side(side: str, args) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"bench-clients-{side}-") as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
@@ -249,7 +274,7 @@ def cell(row) -> tuple:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small inputs, few iterations")
-    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--models", default=None)
     ap.add_argument("--iters", type=int, default=None)
     ap.add_argument("--no-indirect-asserts", action="store_true",
                     help="Inductor's assert_indirect_indexing off, on both sides (without it "
@@ -260,7 +285,11 @@ def main() -> None:
     ap.add_argument("--liger-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    args.models_default = args.models is None
+    args.models = ",".join(MODELS) if args.models is None else args.models
     args.models = [m for m in args.models.split(",") if m]
+    if args.models_default and not _has_gpu():
+        args.models = [m for m in args.models if m not in GPU_ONLY]
     if args.iters is None:
         args.iters = 5 if args.quick else 50
     if args.worker:

@@ -78,7 +78,7 @@ def worker(side, models, liger, iters):
             if grad:
                 inputs = tuple(x.requires_grad_() if x.is_floating_point() else x for x in inputs)
             torch._dynamo.reset()
-            cfn = torch.compile(fn)
+            cfn = torch.compile(fn, **bench_clients.COMPILE_KW.get(name, {}))
 
             def step():
                 with torch.set_grad_enabled(grad):
