@@ -57,10 +57,14 @@ def _static_launch():
         return {}
     out = {}
     for o in gc.get_objects():
-        if isinstance(o, CachingAutotuner):
-            name = o.inductor_meta.get("kernel_name", "?")
-            kinds = sorted({type(r).__name__ for r in getattr(o, "compile_results", [])})
-            out[name] = ",".join(kinds) or "-"
+        try:
+            if not isinstance(o, CachingAutotuner):
+                continue
+        except ReferenceError:  # a dead weak proxy
+            continue
+        name = o.inductor_meta.get("kernel_name", "?")
+        kinds = sorted({type(r).__name__ for r in getattr(o, "compile_results", [])})
+        out[name] = ",".join(kinds) or "-"
     return out
 
 
