@@ -241,10 +241,21 @@ def _within_ops(op: Operation, ops) -> bool:
     return False
 
 
-def fuse_nested_loops(module: Operation) -> int:
-    """Fuse every loop nest whose outer loop is marked `tt.flatten`; the number fused."""
-    loops = [op for op in module.walk() if op.name == "scf.for" and "tt.flatten" in op.attributes]
-    return sum(fuse_loop_nest(loop) for loop in loops)
+def _stages(loop: Operation, default: int) -> int:
+    return int(loop.attr("tt.num_stages", default) or default)
+
+
+def fuse_nested_loops(module: Operation, num_stages: int = 3) -> int:
+    """Fuse every loop nest whose outer loop is marked `tt.flatten`; the number fused. A
+    nest that will not be pipelined (1 stage) is left nested: fused, it would only pay the
+    fused loop's bookkeeping, with no loads to overlap with the epilogue."""
+    n = 0
+    for loop in [op for op in module.walk() if op.name == "scf.for" and "tt.flatten" in op.attributes]:
+        inner = [op for op in loop.regions[0].entry if op.name == "scf.for"]
+        stages = _stages(inner[0], _stages(loop, num_stages)) if len(inner) == 1 else 0
+        if stages > 1:
+            n += fuse_loop_nest(loop)
+    return n
 
 
 @register_pass
@@ -252,6 +263,7 @@ class FuseNestedLoops(Pass):
     name = "tritongpu-fuse-nested-loops"
     aliases = ("fuse-nested-loops",)
     description = "flatten a tt.flatten loop and its inner loop into one loop"
+    options = {"num-stages": (int, 3, "pipeline depth (a 1-stage nest is not fused)")}
 
     def run(self, module: Operation) -> None:
-        fuse_nested_loops(module)
+        fuse_nested_loops(module, self.num_stages)

@@ -62,6 +62,25 @@ def _is_zero_const(v: Value) -> bool:
     return a is not None and not isinstance(a.value, (list, tuple)) and float(a.value) == 0.0
 
 
+def _reads(op: Operation) -> List[Value]:
+    """Values `op` reads: its operands and, for an op with regions (a pure `scf.if`: the
+    fused loop's prologue), what its nested ops read from outside it."""
+    if not op.regions:
+        return list(op.operands)
+    out = list(op.operands)
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for v in inner.operands:
+            o = v.owner_op
+            p = v.parent_block.parent_op if o is None else o.parent_op
+            while p is not None and p is not op:
+                p = p.parent_op
+            if p is None:
+                out.append(v)
+    return out
+
+
 def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
     """Ops of `body` that compute `roots`, in body order; None if one has effects."""
     seen: Set[Operation] = set()
@@ -71,15 +90,15 @@ def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
         op = v.owner_op
         if op is None or op.parent is not body or op in seen:
             continue
-        if op.regions or not is_effect_free(op):
+        if not is_effect_free(op) or (op.regions and op.name != "scf.if"):
             return None
         seen.add(op)
-        work.extend(op.operands)
+        work.extend(_reads(op))
     return [op for op in body if op in seen]
 
 
 def _block_args_used(ops: List[Operation], body: Block) -> Set[Value]:
-    return {v for op in ops for v in op.operands if v in body.args}
+    return {v for op in ops for v in _reads(op) if v in body.args}
 
 
 class _Candidate:
@@ -194,7 +213,11 @@ def async_modes(loop: Operation, cands: List[_Candidate]) -> Dict[Operation, str
         if dot.name != "ttng.warp_group_dot" or dot.attr("isAsync", False):
             continue
         uses = dot.results[0].uses
-        if len(uses) != 1 or uses[0].owner.name != "scf.yield":
+        to_yield = [u for u in uses if u.owner is body.last]
+        # Besides the yield, a chained accumulator may be read in a branch after the dot
+        # (the fused loop's epilogue, which waits for it there).
+        if len(to_yield) != 1 or any(_top(u.owner, body) is u.owner for u in uses
+                                     if u.owner is not body.last):
             continue
         ok = True
         for i in (0, 1):
@@ -203,7 +226,10 @@ def async_modes(loop: Operation, cands: List[_Candidate]) -> Dict[Operation, str
                 d = v.owner_op
                 ok &= d is not None and not loop.is_ancestor_of(d)
         if ok:
-            modes[dot] = "chain" if dot.operand(2) in body.args else "deferred"
+            mode = "chain" if dot.operand(2) in body.args else "deferred"
+            if mode == "deferred" and len(uses) > 1:
+                continue
+            modes[dot] = mode
     return modes
 
 
@@ -221,19 +247,26 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     if addr_ops is None:
         return False
     direct = {v for v in roots if v in body.args}
-    carried = sorted((_block_args_used(addr_ops, body) | direct) - {iv}, key=lambda a: a.index)
-    # Each carried address value must advance by itself: its yield is computed from it and
-    # loop invariants only, and nothing else in the loop reads it.
-    advance: Dict[Value, List[Operation]] = {}
-    for c in carried:
-        nxt = term.operand(c.index - 1)
-        ops = _slice(body, [nxt])
-        if ops is None or _block_args_used(ops, body) - {c}:
+    carried_set = (_block_args_used(addr_ops, body) | direct) - {iv}
+    # The carried values the addresses come from, closed over what their next values read
+    # (a fused loop's tile counters and prologue values advance together).
+    while True:
+        nexts = [term.operand(c.index - 1) for c in carried_set]
+        adv_ops = _slice(body, nexts)
+        if adv_ops is None:
             return False
-        allowed = set(addr_ops) | set(ops) | {term} | {o for x in cands for o in x.ops}
-        if any(u.owner not in allowed for u in c.uses):
-            return False
-        advance[c] = ops
+        more = (_block_args_used(adv_ops, body) | {v for v in nexts if v in body.args}) - {iv}
+        if more <= carried_set:
+            break
+        carried_set |= more
+    carried = sorted(carried_set, key=lambda a: a.index)
+    # When nothing but the address computation reads them, the carried values themselves
+    # run D iterations ahead; else ahead copies are carried beside them (the fused loop's
+    # epilogue reads the current tile's).
+    allowed = set(addr_ops) | set(adv_ops) | {term} | {o for x in cands for o in x.ops}
+    in_place = all(_top(u.owner, body) in allowed
+                   for v in carried + [r for op in addr_ops + adv_ops for r in op.results]
+                   for u in v.uses)
     D = num_stages - 1
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
                      for c in cands) + 8 * sum(c.tma for c in cands)
@@ -241,8 +274,15 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     if tile_bytes * NB > SMEM_BUDGET:
         return False
     modes = async_modes(loop, cands)
-    _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes)
+    _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes)
     return True
+
+
+def _top(op: Operation, body: Block) -> Operation:
+    """The op of `body` that is or holds `op`."""
+    while op.parent is not body:
+        op = op.parent_op
+    return op
 
 
 def _ring_types(c: _Candidate, NB: int):
@@ -264,7 +304,7 @@ def _ring_types(c: _Candidate, NB: int):
             T.MemDescType(v.dims, v.element, v.encoding, True, (NB,) + v.dims), None)
 
 
-def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
+def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) -> None:
     from ..tma import tma_block
     from .tma_lowering import barrier_type
     body = loop.regions[0].entry
@@ -329,6 +369,16 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
             if c is last_cp.get(c.dot):
                 bld.create("ttg.async_commit_group", [], [])
 
+    addr_set = set(addr_ops)
+
+    def advance(bld: Builder, mapping: Dict[Value, Value]) -> List[Value]:
+        """The carried values one iteration on, from `mapping` (after `issue` used it)."""
+        for op in adv_ops:
+            if op not in addr_set:
+                bld.insert(op.clone(mapping))
+        return [mapping.get(term.operand(c.index - 1), term.operand(c.index - 1))
+                for c in carried]
+
     # prologue
     vals = {c: loop.operand(3 + c.index - 1) for c in carried}
     for s in range(D):
@@ -337,23 +387,22 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
         pred = b.create1("arith.cmpi", [iv_s, ub], T.IntegerType(1), {"predicate": i64_attr(2)})
         mapping: Dict[Value, Value] = {iv: iv_s, **vals}
         issue(b, mapping, pred, c32(s % NB))
-        adv: Dict[Value, Value] = dict(vals)
-        for c in carried:
-            m = {c: vals[c]}
-            for op in advance[c]:
-                b.insert(op.clone(m))
-            nxt = term.operand(c.index - 1)
-            adv[c] = m.get(nxt, nxt)
-        vals = adv
+        vals = dict(zip(carried, advance(b, mapping)))
     inits = list(loop.operands[3:])
-    for c in carried:
-        inits[c.index - 1] = vals[c]
+    n_ahead = 0 if in_place else len(carried)
+    if in_place:
+        for c in carried:
+            inits[c.index - 1] = vals[c]
+    else:
+        inits += [vals[c] for c in carried]
     inits += [c32(0), c32(D % NB), c32(0)]
-    new = b.create("scf.for", [lb, ub, step, *inits], loop.result_types + [i32, i32, i32],
+    new = b.create("scf.for", [lb, ub, step, *inits], [v.type for v in inits],
                    dict(loop.attributes), num_regions=1)
     nbody = new.regions[0].add_block()
-    nargs = [nbody.add_argument(a.type) for a in body.args] + [nbody.add_argument(i32)
-                                                               for _ in range(3)]
+    nargs = [nbody.add_argument(a.type) for a in body.args] + \
+        [nbody.add_argument(c.type) for c in carried[:n_ahead]] + \
+        [nbody.add_argument(i32) for _ in range(3)]
+    ahead_args = nargs[len(body.args):len(body.args) + n_ahead]
     for old, na in zip(body.args, nargs):
         old.replace_all_uses_with(na)
     for op in list(body):
@@ -396,6 +445,7 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
             for u in list(d.results[0].uses):
                 if u.owner is not w:
                     u.set(w.results[0])
+            _wait_in_branches(nbody, w.results[0])
             if d is last:
                 last = w
         else:
@@ -409,9 +459,15 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     ahead = ib.create1("arith.addi", [iv, ib.create1("arith.muli", [step, ib.constant(D, ity)],
                                                         ity)], ity)
     pred = ib.create1("arith.cmpi", [ahead, new.operand(1)], T.IntegerType(1), {"predicate": i64_attr(2)})
-    issue(ib, {iv: ahead}, pred, ins)
+    if in_place:
+        issue(ib, {iv: ahead}, pred, ins)
+        nxt = []
+    else:
+        mapping = {iv: ahead, **{nargs[c.index]: a for c, a in zip(carried, ahead_args)}}
+        issue(ib, mapping, pred, ins)
+        nxt = advance(ib, mapping)
     one, nb = ib.constant(1, i32), ib.constant(NB, i32)
-    nxt, wraps = [], []
+    wraps = []
     for x in (ext, ins):
         y = ib.create1("arith.addi", [x, one], i32)
         wraps.append(ib.create1("arith.cmpi", [y, nb], T.IntegerType(1), {"predicate": i64_attr(0)}))
@@ -447,6 +503,48 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     loop.erase()
 
 
+def _wait_in_branches(body: Block, v: Value) -> None:
+    """Uses of in-flight `v` nested in a branch of the loop (the fused loop's epilogue read
+    the tile's accumulator) wait there for every wgmma: once per branch block."""
+    waits: Dict[Block, Value] = {}
+    for u in list(v.uses):
+        op = u.owner
+        if op.parent is body:
+            continue
+        while op.parent.parent_op.parent is not body:
+            op = op.parent_op
+        blk = op.parent
+        if blk not in waits:
+            b = Builder()
+            b.set_insertion_point_to_start(blk)
+            b.loc = u.owner.loc
+            waits[blk] = b.create1("ttng.warp_group_dot_wait", [v], v.type, {"pendings": 0})
+        u.set(waits[blk])
+
+
+def fold_acc_reset(body: Block) -> None:
+    """`warp_group_dot(a, b, select(c, 0, acc))` with `acc` carried by the loop (the fused
+    loop's accumulator restarting at each tile) becomes `warp_group_dot(a, b, acc,
+    useC = !c)`: wgmma's scale-d drops the old sum, and the accumulator chains in place."""
+    for dot in list(body):
+        if dot.name != "ttng.warp_group_dot" or dot.num_operands != 3:
+            continue
+        sel = dot.operand(2).owner_op
+        if sel is None or sel.name != "arith.select" or sel.parent is not body \
+                or len(sel.results[0].uses) != 1:
+            continue
+        cond, zero, acc = sel.operands
+        if isinstance(cond.type, T.TensorType) or not _is_zero_const(zero) \
+                or acc not in body.args:
+            continue
+        b = Builder.before_op_at_its_loc(dot)
+        i1 = T.IntegerType(1)
+        use_c = b.create1("arith.xori", [cond, b.constant(1, i1)], i1)
+        dot.set_operand(2, acc)
+        dot.add_operand(use_c)
+        sel.erase()
+
+
 def _defer_wait(body: Block, dot: Operation) -> None:
     """Wait for `dot` of the previous iteration where its carried result is first used."""
     term = body.last
@@ -478,6 +576,7 @@ def pipeline_loops(module: Operation, num_stages: int = 3) -> int:
         info = infos[func]
         if any(o.name == "scf.for" for o in loop.regions[0].entry):
             continue  # innermost loops only
+        fold_acc_reset(loop.regions[0].entry)
         stages = int(loop.attr("tt.num_stages", num_stages) or num_stages)
         n += pipeline_loop(loop, stages, info)
     return n
