@@ -69,6 +69,10 @@ define("builtin.unrealized_conversion_cast", "Pure", "type glue between stages")
 # ------------------------------------------------------------------ arith
 define("arith.constant", "Pure ConstantLike",
        "attr value: IntegerAttr/FloatAttr for scalars, DenseElementsAttr (splat) for tensors")
+define("ub.poison", "Pure",
+       "no operands; a value of the result type that is never read before it is overwritten "
+       "(the fused loop's carried prologue values before the first tile): lowered as zeros, "
+       "AxisInfo's join identity")
 _BIN_DOC = "operands (lhs, rhs) of one type; result of that type"
 for _n in ["addi", "muli", "andi", "ori", "xori", "maxsi", "minsi", "maxui", "minui",
            "addf", "mulf", "maximumf", "minimumf", "maxnumf", "minnumf"]:

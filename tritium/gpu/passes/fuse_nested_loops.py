@@ -85,15 +85,10 @@ def _hoist_invariants(outer: Operation, inner: Operation) -> None:
             op.move_before(outer)
 
 
-def _zero(b: Builder, t: T.Type) -> Optional[Value]:
-    """Some value of type `t` (read only after it is overwritten): zero, or a null pointer."""
-    elt = t.element_type if isinstance(t, T.TensorType) else t
-    if isinstance(elt, (T.IntegerType, T.FloatType)):
-        return b.constant(0, t)
-    if isinstance(elt, T.PointerType):
-        p = b.create1("tt.int_to_ptr", [b.constant(0, T.IntegerType(64))], elt)
-        return p if t is elt else b.create1("tt.splat", [p], t)
-    return None
+def _poison(b: Builder, t: T.Type) -> Value:
+    """A value of type `t` that is overwritten before it is read (ub.poison: zeros when
+    lowered, and no constraint for AxisInfo, so the loads stay vectorised)."""
+    return b.create1("ub.poison", [], t)
 
 
 def _trip_count(b: Builder, lb: Value, ub: Value, step: Value) -> Value:
@@ -137,17 +132,10 @@ def fuse_loop_nest(outer: Operation) -> bool:
     b = Builder()
     b.set_insertion_point_before(outer)
     b.loc = outer.loc
-    zeros = [_zero(b, r.type) for r in pro_outs]
+    zeros = [_poison(b, r.type) for r in pro_outs]
     ibody = inner.regions[0].entry
     n_in = len(inner.results)
-    in_zero = []
-    for v in inner.operands[3:]:
-        in_zero.append(v if not _inside(v, outer) else _zero(b, v.type))
-    if any(z is None for z in zeros + in_zero):
-        for z in zeros + in_zero:  # leave nothing behind
-            if z is not None and not z.uses:
-                z.owner_op.erase()
-        return False
+    in_zero = [v if not _inside(v, outer) else _poison(b, v.type) for v in inner.operands[3:]]
 
     lbi, ubi, si = outer.operands[:3]
     lbj, ubj, sj = inner.operands[:3]
