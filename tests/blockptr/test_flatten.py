@@ -175,3 +175,13 @@ def test_pointer_persistent_compiles_to_one_pipelined_loop():
     assert "cp.async" in out["ptx"] and "wgmma.mma_async" in out["ptx"]
     if out["kernel"] is not None:
         assert out["kernel"].spill_stores == 0
+
+
+def test_fused_rings_shrink_to_leave_room_for_the_epilogue():
+    """128x256x64 with 4 stages: 4 rings of 48 KB and the epilogue's 64 KB store tile do not
+    fit in 227 KB beside each other (nested, the store reused the rings' bytes), so the
+    fused loop gets 3 slots instead of a kernel that cannot launch."""
+    out = compile_sm90(matmul_tma_persistent, _tma_spec(128, 256, 64), num_warps=8,
+                       num_stages=4)
+    assert "!ttg.memdesc<3x128x64xf16" in out["ttgir"] and "memdesc<4x" not in out["ttgir"]
+    assert int(re.search(r"ttg.shared = (\d+)", out["ttgir"]).group(1)) <= 227 * 1024

@@ -4,9 +4,11 @@
 // epilogue (its store): versioned on a non-empty inner loop; the fused loop runs
 // len(i) * len(j) iterations carrying T (the inner index), i, the prologue's value and the
 // inner sum; the prologue runs under T == 0, the sum restarts there (a select), the
-// epilogue runs under T == len(j) - 1. The fallback is the outer loop with the inner loop
+// epilogue runs under T == len(j) - 1. The prologue's value starts as ub.poison (it is
+// written at T == 0 before anything reads it). The fallback is the outer loop with the inner loop
 // gone (it would run no iteration).
 // CHECK-LABEL: tt.func public @nest
+// CHECK: %[[POISON:.*]] = "ub.poison"() : () -> i32
 // CHECK: %[[NI:.*]] = arith.ceildivsi %arg1, %c2_i32
 // CHECK: %[[LI:.*]] = arith.maxsi %[[NI]], %c0_i32
 // CHECK: %[[LJ:.*]] = arith.maxsi
@@ -14,7 +16,7 @@
 // CHECK: scf.if %[[NZ]] {
 // CHECK: %[[LAST:.*]] = arith.subi %[[LJ]], %c1_i32
 // CHECK: %[[TOT:.*]] = arith.muli %[[LI]], %[[LJ]]
-// CHECK: scf.for %{{.*}} = %c0_i32 to %[[TOT]] step %c1_i32 iter_args(%[[T:[a-z0-9]+]] = %[[LAST]], %[[I:[a-z0-9]+]] = %c-2_i32, %[[B:[a-z0-9]+]] = %c0_i32, %[[ACC:[a-z0-9]+]] = %cst)
+// CHECK: scf.for %{{.*}} = %c0_i32 to %[[TOT]] step %c1_i32 iter_args(%[[T:[a-z0-9]+]] = %[[LAST]], %[[I:[a-z0-9]+]] = %c-2_i32, %[[B:[a-z0-9]+]] = %[[POISON]], %[[ACC:[a-z0-9]+]] = %cst)
 // CHECK-NOT: scf.for
 // CHECK: %[[WRAP:.*]] = arith.cmpi eq, %[[T]], %[[LAST]]
 // CHECK: %[[TN:.*]] = arith.select %[[WRAP]], %c0_i32,

@@ -45,6 +45,25 @@ from ..layouts import contig_per_thread, get_order
 __all__ = ["SoftwarePipeline", "pipeline_loops"]
 
 SMEM_BUDGET = 200 * 1024  # of the 227 KB a block may use: room for the epilogue's scratch
+SMEM_LIMIT = 227 * 1024 - 1024  # sm_90's per-block limit, less room for barriers
+
+
+def _branch_bytes(loop: Operation) -> int:
+    """Shared memory that ops in the loop's branches need while the rings are live (the
+    fused loop's epilogue): the largest TMA store tile plus the largest scratch."""
+    from .allocate_shared_memory import _scratch_fn
+    scratch = _scratch_fn()
+    store = other = 0
+    for top in loop.regions[0].entry:
+        if not top.regions:
+            continue
+        for op in top.walk():
+            if op.name in ("tt.descriptor_store", "tt.descriptor_reduce"):
+                t = op.operand(1).type
+                store = max(store, t.numel * t.element_type.bitwidth // 8)
+            elif op is not top:
+                other = max(other, scratch(op))
+    return store + other
 
 
 def _is_zero_const(v: Value) -> bool:
@@ -271,7 +290,16 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
                      for c in cands) + 8 * sum(c.tma for c in cands)
     NB = num_stages
-    if tile_bytes * NB > SMEM_BUDGET:
+    extra = _branch_bytes(loop)
+    if extra:
+        # A fused loop's epilogue (its TMA store buffer, its layout conversions) lives
+        # beside the rings: fewer slots rather than a kernel that cannot launch.
+        while NB > 2 and tile_bytes * NB + extra > SMEM_LIMIT:
+            NB -= 1
+        if tile_bytes * NB + extra > SMEM_LIMIT:
+            return False
+        D = NB - 1
+    elif tile_bytes * NB > SMEM_BUDGET:
         return False
     modes = async_modes(loop, cands)
     _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes)
