@@ -227,7 +227,8 @@ define("ttg.async_commit_group", "MemRead MemWrite", "closes the thread's group 
 define("ttg.async_wait", "MemRead MemWrite",
        "attr num (i32): wait until at most `num` groups of async copies are pending")
 define("ttng.warp_group_dot", "MemRead",
-       "operands (a memdesc or dot_op tensor, b memdesc, c tensor #mma v3); attrs "
+       "operands (a memdesc or dot_op tensor, b memdesc, c tensor #mma v3[, useC i1: false "
+       "drops c, wgmma's scale-d]); attrs "
        "inputPrecision, maxNumImpreciseAcc, isAsync (bool); result like c")
 define("ttng.warp_group_dot_wait", "MemRead MemWrite",
        "operands: tensors in flight (returned unchanged as results); attr pendings (i32): "
