@@ -57,10 +57,11 @@ def _one_fused_loop(kernel):
 def _rowsum(x, o, M, K, NP: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):
     for t in tl.range(tl.program_id(0), tl.cdiv(M, BM), NP, flatten=True):
         rows = t * BM + tl.arange(0, BM)
+        row_ptrs = x + rows[:, None] * K      # a pointer tile the prologue hands the K loop
         acc = tl.zeros((BM,), tl.float32)
         for k in range(0, K, BK):
             cols = k + tl.arange(0, BK)
-            acc += tl.sum(tl.load(x + rows[:, None] * K + cols[None, :],
+            acc += tl.sum(tl.load(row_ptrs + cols[None, :],
                                   mask=(rows[:, None] < M) & (cols[None, :] < K), other=0.0), 1)
         tl.store(o + rows, acc + 1, mask=rows < M)
 
@@ -69,7 +70,9 @@ def _rowsum(x, o, M, K, NP: tl.constexpr, BM: tl.constexpr, BK: tl.constexpr):
 def test_rowsum_fused_on_cpu(cpu_path, fused, rng, M, K, NP):
     x = rng.standard_normal((M, K)).astype(np.float32)
     o = np.full(M, np.nan, np.float32)
-    _one_fused_loop(_rowsum[(NP,)](x, o, M, K, NP=NP, BM=16, BK=16))
+    k = _rowsum[(NP,)](x, o, M, K, NP=NP, BM=16, BK=16)
+    _one_fused_loop(k)
+    assert re.search(r"ub.poison.*tensor<16x1x!tt.ptr<f32>>", k.asm["ttir"])
     np.testing.assert_allclose(o, x.sum(1) + 1, rtol=1e-5, atol=1e-5)
 
 
