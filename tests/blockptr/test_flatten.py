@@ -158,6 +158,12 @@ def test_tma_persistent_compiles_to_one_pipelined_loop(BM, BN, BK, warps, stages
     w0 = epi.index('"ttng.warp_group_dot_wait"')
     assert "pendings = 0" in epi[w0:w0 + 200]
     assert w0 < epi.index("arith.truncf") < epi.index("ttng.async_tma_copy_local_to_global")
+    # one store buffer for every tile, outside the loop: the wait for the unit to have read
+    # the last tile comes right before it is rewritten, and once more after the loop
+    assert "ttg.local_alloc" not in loop
+    assert epi.index("ttng.async_tma_store_wait") < epi.index('"ttg.local_store"') \
+        < epi.index("ttng.fence_async_shared") < epi.index("ttng.async_tma_copy_local_to_global")
+    assert "ttng.async_tma_store_wait" in ttgir[ttgir.index(loop) + len(loop):][:300]
     # issued before the epilogue: the next tile's loads run under this tile's store
     assert loop.rindex("ttng.async_tma_copy_global_to_local") < loop.rindex("scf.if")
     if out["kernel"] is not None:
