@@ -27,12 +27,12 @@ tests run fused kernels through `knobs.runtime.add_stages_inspection_hook`).
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import List
 
 from ...ir import types as T
 from ...ir.attrs import i64_attr
 from ...ir.builder import Builder
-from ...ir.core import Block, Operation, Value
+from ...ir.core import Operation, Value
 from ...passes.manager import Pass, register_pass
 from ...passes.pattern import is_effect_free
 

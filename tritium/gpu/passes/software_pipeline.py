@@ -35,12 +35,14 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from ...ir import types as T
-from ...ir.attrs import BoolAttr, DenseElementsAttr, i64_attr
+from ...ir.attrs import BoolAttr, i64_attr
 from ...ir.builder import Builder
 from ...ir.core import Block, Operation, Value
 from ...passes.manager import Pass, register_pass
 from ...passes.pattern import is_effect_free
 from ..layouts import contig_per_thread, get_order
+from .pipeline_branches import (branch_bytes, fold_acc_reset, is_zero_const, reads, top_op,
+                                wait_in_branches)
 
 __all__ = ["SoftwarePipeline", "pipeline_loops"]
 
@@ -48,56 +50,7 @@ SMEM_BUDGET = 200 * 1024  # of the 227 KB a block may use: room for the epilogue
 SMEM_LIMIT = 227 * 1024 - 1024  # sm_90's per-block limit, less room for barriers
 
 
-def _branch_bytes(loop: Operation) -> int:
-    """Shared memory that ops in the loop's branches need while the rings are live (the
-    fused loop's epilogue): the largest TMA store tile plus the largest scratch."""
-    from .allocate_shared_memory import _scratch_fn
-    scratch = _scratch_fn()
-    store = other = 0
-    for top in loop.regions[0].entry:
-        if not top.regions:
-            continue
-        for op in top.walk():
-            if op.name in ("tt.descriptor_store", "tt.descriptor_reduce"):
-                t = op.operand(1).type
-                store = max(store, t.numel * t.element_type.bitwidth // 8)
-            elif op is not top:
-                other = max(other, scratch(op))
-    return store + other
 
-
-def _is_zero_const(v: Value) -> bool:
-    """`v` is zero (a masked cp.async fills zeros): a constant, possibly splatted or cast
-    (an fp8 `other` arrives as a splat of a converted scalar)."""
-    op = v.owner_op
-    while op is not None and op.name in ("tt.splat", "tt.fp_to_fp", "arith.truncf",
-                                         "arith.extf", "arith.sitofp", "ttg.convert_layout"):
-        op = op.operand(0).owner_op
-    if op is None or op.name != "arith.constant":
-        return False
-    a = op.attributes.get("value")
-    if isinstance(a, DenseElementsAttr):
-        return not isinstance(a.value, (list, tuple)) and float(a.value) == 0.0
-    return a is not None and not isinstance(a.value, (list, tuple)) and float(a.value) == 0.0
-
-
-def _reads(op: Operation) -> List[Value]:
-    """Values `op` reads: its operands and, for an op with regions (a pure `scf.if`: the
-    fused loop's prologue), what its nested ops read from outside it."""
-    if not op.regions:
-        return list(op.operands)
-    out = list(op.operands)
-    for inner in op.walk():
-        if inner is op:
-            continue
-        for v in inner.operands:
-            o = v.owner_op
-            p = v.parent_block.parent_op if o is None else o.parent_op
-            while p is not None and p is not op:
-                p = p.parent_op
-            if p is None:
-                out.append(v)
-    return out
 
 
 def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
@@ -112,12 +65,12 @@ def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
         if not is_effect_free(op) or (op.regions and op.name != "scf.if"):
             return None
         seen.add(op)
-        work.extend(_reads(op))
+        work.extend(reads(op))
     return [op for op in body if op in seen]
 
 
 def _block_args_used(ops: List[Operation], body: Block) -> Set[Value]:
-    return {v for op in ops for v in _reads(op) if v in body.args}
+    return {v for op in ops for v in reads(op) if v in body.args}
 
 
 class _Candidate:
@@ -200,7 +153,7 @@ def _candidates(loop: Operation, info) -> List[_Candidate]:
             if load is None or load.name != "tt.load" or load.parent is not body \
                     or len(load.results[0].uses) != 1:
                 continue
-            if load.num_operands > 2 and not _is_zero_const(load.operand(2)):
+            if load.num_operands > 2 and not is_zero_const(load.operand(2)):
                 continue
             if _copy_bits(load, info) < 32:
                 continue  # cp.async moves 4, 8 or 16 bytes
@@ -235,7 +188,7 @@ def async_modes(loop: Operation, cands: List[_Candidate]) -> Dict[Operation, str
         to_yield = [u for u in uses if u.owner is body.last]
         # Besides the yield, a chained accumulator may be read in a branch after the dot
         # (the fused loop's epilogue, which waits for it there).
-        if len(to_yield) != 1 or any(_top(u.owner, body) is u.owner for u in uses
+        if len(to_yield) != 1 or any(top_op(u.owner, body) is u.owner for u in uses
                                      if u.owner is not body.last):
             continue
         ok = True
@@ -283,14 +236,14 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     # run D iterations ahead; else ahead copies are carried beside them (the fused loop's
     # epilogue reads the current tile's).
     allowed = set(addr_ops) | set(adv_ops) | {term} | {o for x in cands for o in x.ops}
-    in_place = all(_top(u.owner, body) in allowed
+    in_place = all(top_op(u.owner, body) in allowed
                    for v in carried + [r for op in addr_ops + adv_ops for r in op.results]
                    for u in v.uses)
     D = num_stages - 1
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
                      for c in cands) + 8 * sum(c.tma for c in cands)
     NB = num_stages
-    extra = _branch_bytes(loop)
+    extra = branch_bytes(loop)
     if extra:
         # A fused loop's epilogue (its TMA store buffer, its layout conversions) lives
         # beside the rings: fewer slots rather than a kernel that cannot launch.
@@ -304,13 +257,6 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     modes = async_modes(loop, cands)
     _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes)
     return True
-
-
-def _top(op: Operation, body: Block) -> Operation:
-    """The op of `body` that is or holds `op`."""
-    while op.parent is not body:
-        op = op.parent_op
-    return op
 
 
 def _ring_types(c: _Candidate, NB: int):
@@ -473,7 +419,7 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
             for u in list(d.results[0].uses):
                 if u.owner is not w:
                     u.set(w.results[0])
-            _wait_in_branches(nbody, w.results[0])
+            wait_in_branches(nbody, w.results[0])
             if d is last:
                 last = w
         else:
@@ -529,48 +475,6 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
     for old_r, r in zip(loop.results, results):
         old_r.replace_all_uses_with(r)
     loop.erase()
-
-
-def _wait_in_branches(body: Block, v: Value) -> None:
-    """Uses of in-flight `v` nested in a branch of the loop (the fused loop's epilogue read
-    the tile's accumulator) wait there for every wgmma: once per branch block."""
-    waits: Dict[Block, Value] = {}
-    for u in list(v.uses):
-        op = u.owner
-        if op.parent is body:
-            continue
-        while op.parent.parent_op.parent is not body:
-            op = op.parent_op
-        blk = op.parent
-        if blk not in waits:
-            b = Builder()
-            b.set_insertion_point_to_start(blk)
-            b.loc = u.owner.loc
-            waits[blk] = b.create1("ttng.warp_group_dot_wait", [v], v.type, {"pendings": 0})
-        u.set(waits[blk])
-
-
-def fold_acc_reset(body: Block) -> None:
-    """`warp_group_dot(a, b, select(c, 0, acc))` with `acc` carried by the loop (the fused
-    loop's accumulator restarting at each tile) becomes `warp_group_dot(a, b, acc,
-    useC = !c)`: wgmma's scale-d drops the old sum, and the accumulator chains in place."""
-    for dot in list(body):
-        if dot.name != "ttng.warp_group_dot" or dot.num_operands != 3:
-            continue
-        sel = dot.operand(2).owner_op
-        if sel is None or sel.name != "arith.select" or sel.parent is not body \
-                or len(sel.results[0].uses) != 1:
-            continue
-        cond, zero, acc = sel.operands
-        if isinstance(cond.type, T.TensorType) or not _is_zero_const(zero) \
-                or acc not in body.args:
-            continue
-        b = Builder.before_op_at_its_loc(dot)
-        i1 = T.IntegerType(1)
-        use_c = b.create1("arith.xori", [cond, b.constant(1, i1)], i1)
-        dot.set_operand(2, acc)
-        dot.add_operand(use_c)
-        sel.erase()
 
 
 def _defer_wait(body: Block, dot: Operation) -> None:
