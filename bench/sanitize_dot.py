@@ -1,6 +1,7 @@
 """One launch of each dot path (wgmma synchronous and pipelined, FMA) and of each TMA path
-(descriptor copies, reductions, a TMA-pipelined matmul), checked against torch; run under
-compute-sanitizer (memcheck, racecheck, synccheck) by run_device.sh."""
+(descriptor copies, reductions, a TMA-pipelined matmul, the flatten=True persistent
+matmuls), checked against torch; run under compute-sanitizer (memcheck, racecheck,
+synccheck) by run_device.sh."""
 import os
 import sys
 
@@ -30,5 +31,12 @@ T.test_tma_reduce(False)
 for stages in (1, 3):
     T.test_tma_matmul(200, 136, 72, True, stages, "float16")
     T.test_tma_matmul(256, 256, 512, False, stages, "bfloat16")
+# flatten=True persistent matmuls: one fused loop, rings and mbarrier phases across tiles,
+# the epilogue's wgmma wait and TMA store inside the loop
+from tests.blockptr import test_flatten_gpu as F  # noqa: E402
+
+F.test_tma_persistent_matmul((128, 128, 64, 4, 4), 200, 136, 40, 3)
+F.test_tma_persistent_matmul((128, 256, 64, 8, 3), 129, 264, 96, "sms")
+F.test_pointer_persistent_matmul((128, 128, 64, 4, 3), 1000, 744, 520, 5)
 torch.cuda.synchronize()
 print("sanitize_dot: all cases correct")

@@ -43,6 +43,9 @@ class AxisInfo:
     divisibility: Tuple[int, ...]
     constancy: Tuple[int, ...]
     constant: Optional[int] = None
+    # `ub.poison`: a value never read, so any join with it is the other side. Its fields are
+    # pessimistic, for the rules of ops that would read it.
+    top: bool = False
 
     @property
     def rank(self) -> int:
@@ -77,6 +80,8 @@ class AxisInfo:
 
     def join(self, other: "AxisInfo", shape: Sequence[int]) -> "AxisInfo":
         """What holds of a value that is either `self` or `other` (gcd per dim)."""
+        if self.top or other.top:
+            return other if self.top else self
         cont, div, kon = [], [], []
         for d in range(self.rank):
             c = gcd(self.contiguity[d], other.contiguity[d])
@@ -453,6 +458,11 @@ def _constant(op, ins, shape):
             and not isinstance(attr.value, (list, tuple)):
         return AxisInfo.of_constant(int(attr.value), shape)
     return None
+
+
+@rule("ub.poison")
+def _poison(op, ins, shape):
+    return AxisInfo((1,) * len(shape), (1,) * len(shape), (1,) * len(shape), top=True)
 
 
 @rule("tt.splat")

@@ -25,6 +25,7 @@ def ttgir_pipeline(num_warps: int = 4, threads_per_warp: int = 32, num_ctas: int
         "tritongpu-remove-layout-conversions",
         "canonicalize",
         "cse",
+        f"tritongpu-fuse-nested-loops{{num-stages={num_stages}}}",
         f"tritongpu-pipeline{{num-stages={num_stages}}}",
         "triton-nvidia-tma-lowering",
         "canonicalize",

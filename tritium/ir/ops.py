@@ -69,6 +69,10 @@ define("builtin.unrealized_conversion_cast", "Pure", "type glue between stages")
 # ------------------------------------------------------------------ arith
 define("arith.constant", "Pure ConstantLike",
        "attr value: IntegerAttr/FloatAttr for scalars, DenseElementsAttr (splat) for tensors")
+define("ub.poison", "Pure",
+       "no operands; a value of the result type that is never read before it is overwritten "
+       "(the fused loop's carried prologue values before the first tile): lowered as zeros, "
+       "AxisInfo's join identity")
 _BIN_DOC = "operands (lhs, rhs) of one type; result of that type"
 for _n in ["addi", "muli", "andi", "ori", "xori", "maxsi", "minsi", "maxui", "minui",
            "addf", "mulf", "maximumf", "minimumf", "maxnumf", "minnumf"]:
@@ -223,7 +227,8 @@ define("ttg.async_commit_group", "MemRead MemWrite", "closes the thread's group 
 define("ttg.async_wait", "MemRead MemWrite",
        "attr num (i32): wait until at most `num` groups of async copies are pending")
 define("ttng.warp_group_dot", "MemRead",
-       "operands (a memdesc or dot_op tensor, b memdesc, c tensor #mma v3); attrs "
+       "operands (a memdesc or dot_op tensor, b memdesc, c tensor #mma v3[, useC i1: false "
+       "drops c, wgmma's scale-d]); attrs "
        "inputPrecision, maxNumImpreciseAcc, isAsync (bool); result like c")
 define("ttng.warp_group_dot_wait", "MemRead MemWrite",
        "operands: tensors in flight (returned unchanged as results); attr pendings (i32): "

@@ -300,7 +300,9 @@ def for_iter_args(op, rw):
 
 def _feeds_only_itself(arg, y, i, body) -> bool:
     """Is `arg` read only by effect-free ops whose results flow nowhere but into
-    yield operand `i` (a loop-carried value computed for nobody)?"""
+    yield operand `i` (a loop-carried value computed for nobody)? The flow may pass
+    through the branches of `scf.if`s in the body (a fused loop's prologue values,
+    carried only for loads the pipeliner replaced)."""
     seen = set()
     work = [arg]
     while work:
@@ -310,11 +312,31 @@ def _feeds_only_itself(arg, y, i, body) -> bool:
                 if use.index != i:
                     return False
                 continue
-            if u.parent is not body or not is_effect_free(u):
+            if u.parent is body:
+                if not is_effect_free(u):
+                    return False
+                key, nxt = u, u.results
+            elif not _in_branches(u, body):
                 return False
-            if u not in seen:
-                seen.add(u)
-                work.extend(u.results)
+            elif u.name == "scf.yield":
+                key, nxt = (u, use.index), [u.parent.parent_op.results[use.index]]
+            elif is_effect_free(u) and not u.regions:
+                key, nxt = u, u.results
+            else:
+                return False
+            if key not in seen:
+                seen.add(key)
+                work.extend(nxt)
+    return True
+
+
+def _in_branches(op, body) -> bool:
+    """`op` is nested in `body` through scf.if branches only."""
+    while op.parent is not body:
+        p = op.parent_op
+        if p is None or p.name != "scf.if":
+            return False
+        op = p
     return True
 
 

@@ -105,3 +105,31 @@ tt.func @dead_loop(%n: i32, %x: f32) {
   }
   tt.return
 }
+
+// CHECK-LABEL: @dead_through_branch
+tt.func @dead_through_branch(%n: i32, %p: !tt.ptr<i32>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // %b flows only through the branch back into its own yield (a fused loop's prologue
+  // value that nothing reads any more): it goes, and so does the branch's result; %d is
+  // stored in the branch, so it stays.
+  // CHECK: scf.for {{.*}} iter_args(%[[D:.*]] = %c0_i32) -> (i32)
+  // CHECK: scf.if
+  // CHECK: tt.store
+  // CHECK-NOT: scf.if
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%b = %c0, %d = %c0) -> (i32, i32) : i32 {
+    %first = arith.cmpi eq, %i, %c0 : i32
+    %v:2 = scf.if %first -> (i32, i32) {
+      %m = arith.muli %i, %n : i32
+      scf.yield %m, %m : i32, i32
+    } else {
+      %b1 = arith.addi %b, %c1 : i32
+      scf.yield %b1, %d : i32, i32
+    }
+    scf.if %first {
+      tt.store %p, %v#1 : !tt.ptr<i32>
+    }
+    scf.yield %v#0, %v#1 : i32, i32
+  }
+  tt.return
+}

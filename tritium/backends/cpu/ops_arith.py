@@ -24,6 +24,15 @@ def _rtype(op):
 
 
 # ------------------------------------------------------------------ constants
+@register("ub.poison")
+def _poison(pc, op):
+    t = _rtype(op)   # never read before it is overwritten: zeros
+    one = scalar_array(0, t)
+    arr = np.broadcast_to(one.reshape((1,) * (t.rank + 1)), (1,) + t.shape) \
+        if isinstance(t, T.TensorType) else one
+    return lambda env: arr
+
+
 @register("arith.constant")
 def _constant(pc, op):
     attr = op.attributes["value"]

@@ -7,6 +7,7 @@ Importing this package registers them with the pass manager:
     tritongpu-remove-layout-conversions (remove-layout-conversions)
     tritongpu-F32DotTC (f32-dot-tc)                   tf32x3/bf16x3/bf16x6 dots split in parts
     tritongpu-accelerate-matmul (accelerate-matmul)   wgmma or FMA layouts for tt.dot
+    tritongpu-fuse-nested-loops (fuse-nested-loops)  tl.range(flatten=True) nests as one loop
     tritongpu-pipeline (pipeline)                     cp.async / TMA multi-buffering, async wgmma
     triton-nvidia-tma-lowering (tma-lowering)         other descriptor loads/stores as TMA copies
     triton-nvidia-keep-tma-descriptors (TTIR)         marks kernel descriptors TMA can move
@@ -24,6 +25,7 @@ from .allocate_shared_memory import AllocateSharedMemory, allocate_shared_memory
 from .coalesce import Coalesce, coalesce
 from .convert_to_ttgir import ConvertToTTGIR, convert_to_ttgir
 from .f32_dot_tc import F32DotTC, f32_dot_tc
+from .fuse_nested_loops import FuseNestedLoops, fuse_nested_loops
 from .legality import LayoutLegalityError, check_ttgir_legality
 from .software_pipeline import SoftwarePipeline, pipeline_loops
 from .tma_lowering import TmaLowering, lower_tma
@@ -50,4 +52,5 @@ __all__ = ["AccelerateMatmul", "accelerate_matmul", "ConvertToTTGIR", "Coalesce"
            "convert_to_ttgir", "coalesce", "remove_layout_conversions",
            "allocate_shared_memory", "check_ttgir_legality", "LayoutLegalityError",
            "count_converts", "F32DotTC", "f32_dot_tc", "TmaLowering", "lower_tma",
-           "KeepTmaDescriptors", "mark_tma_descriptors"]
+           "KeepTmaDescriptors", "mark_tma_descriptors", "FuseNestedLoops",
+           "fuse_nested_loops"]

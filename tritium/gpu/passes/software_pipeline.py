@@ -35,31 +35,22 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from ...ir import types as T
-from ...ir.attrs import BoolAttr, DenseElementsAttr, i64_attr
+from ...ir.attrs import BoolAttr, i64_attr
 from ...ir.builder import Builder
 from ...ir.core import Block, Operation, Value
 from ...passes.manager import Pass, register_pass
 from ...passes.pattern import is_effect_free
 from ..layouts import contig_per_thread, get_order
+from .pipeline_branches import (branch_bytes, fold_acc_reset, is_zero_const, reads, top_op,
+                                wait_in_branches)
 
 __all__ = ["SoftwarePipeline", "pipeline_loops"]
 
 SMEM_BUDGET = 200 * 1024  # of the 227 KB a block may use: room for the epilogue's scratch
+SMEM_LIMIT = 227 * 1024 - 1024  # sm_90's per-block limit, less room for barriers
 
 
-def _is_zero_const(v: Value) -> bool:
-    """`v` is zero (a masked cp.async fills zeros): a constant, possibly splatted or cast
-    (an fp8 `other` arrives as a splat of a converted scalar)."""
-    op = v.owner_op
-    while op is not None and op.name in ("tt.splat", "tt.fp_to_fp", "arith.truncf",
-                                         "arith.extf", "arith.sitofp", "ttg.convert_layout"):
-        op = op.operand(0).owner_op
-    if op is None or op.name != "arith.constant":
-        return False
-    a = op.attributes.get("value")
-    if isinstance(a, DenseElementsAttr):
-        return not isinstance(a.value, (list, tuple)) and float(a.value) == 0.0
-    return a is not None and not isinstance(a.value, (list, tuple)) and float(a.value) == 0.0
+
 
 
 def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
@@ -71,15 +62,15 @@ def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
         op = v.owner_op
         if op is None or op.parent is not body or op in seen:
             continue
-        if op.regions or not is_effect_free(op):
+        if not is_effect_free(op) or (op.regions and op.name != "scf.if"):
             return None
         seen.add(op)
-        work.extend(op.operands)
+        work.extend(reads(op))
     return [op for op in body if op in seen]
 
 
 def _block_args_used(ops: List[Operation], body: Block) -> Set[Value]:
-    return {v for op in ops for v in op.operands if v in body.args}
+    return {v for op in ops for v in reads(op) if v in body.args}
 
 
 class _Candidate:
@@ -162,7 +153,7 @@ def _candidates(loop: Operation, info) -> List[_Candidate]:
             if load is None or load.name != "tt.load" or load.parent is not body \
                     or len(load.results[0].uses) != 1:
                 continue
-            if load.num_operands > 2 and not _is_zero_const(load.operand(2)):
+            if load.num_operands > 2 and not is_zero_const(load.operand(2)):
                 continue
             if _copy_bits(load, info) < 32:
                 continue  # cp.async moves 4, 8 or 16 bytes
@@ -194,7 +185,11 @@ def async_modes(loop: Operation, cands: List[_Candidate]) -> Dict[Operation, str
         if dot.name != "ttng.warp_group_dot" or dot.attr("isAsync", False):
             continue
         uses = dot.results[0].uses
-        if len(uses) != 1 or uses[0].owner.name != "scf.yield":
+        to_yield = [u for u in uses if u.owner is body.last]
+        # Besides the yield, a chained accumulator may be read in a branch after the dot
+        # (the fused loop's epilogue, which waits for it there).
+        if len(to_yield) != 1 or any(top_op(u.owner, body) is u.owner for u in uses
+                                     if u.owner is not body.last):
             continue
         ok = True
         for i in (0, 1):
@@ -203,7 +198,10 @@ def async_modes(loop: Operation, cands: List[_Candidate]) -> Dict[Operation, str
                 d = v.owner_op
                 ok &= d is not None and not loop.is_ancestor_of(d)
         if ok:
-            modes[dot] = "chain" if dot.operand(2) in body.args else "deferred"
+            mode = "chain" if dot.operand(2) in body.args else "deferred"
+            if mode == "deferred" and len(uses) > 1:
+                continue
+            modes[dot] = mode
     return modes
 
 
@@ -221,27 +219,43 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     if addr_ops is None:
         return False
     direct = {v for v in roots if v in body.args}
-    carried = sorted((_block_args_used(addr_ops, body) | direct) - {iv}, key=lambda a: a.index)
-    # Each carried address value must advance by itself: its yield is computed from it and
-    # loop invariants only, and nothing else in the loop reads it.
-    advance: Dict[Value, List[Operation]] = {}
-    for c in carried:
-        nxt = term.operand(c.index - 1)
-        ops = _slice(body, [nxt])
-        if ops is None or _block_args_used(ops, body) - {c}:
+    carried_set = (_block_args_used(addr_ops, body) | direct) - {iv}
+    # The carried values the addresses come from, closed over what their next values read
+    # (a fused loop's tile counters and prologue values advance together).
+    while True:
+        nexts = [term.operand(c.index - 1) for c in carried_set]
+        adv_ops = _slice(body, nexts)
+        if adv_ops is None:
             return False
-        allowed = set(addr_ops) | set(ops) | {term} | {o for x in cands for o in x.ops}
-        if any(u.owner not in allowed for u in c.uses):
-            return False
-        advance[c] = ops
+        more = (_block_args_used(adv_ops, body) | {v for v in nexts if v in body.args}) - {iv}
+        if more <= carried_set:
+            break
+        carried_set |= more
+    carried = sorted(carried_set, key=lambda a: a.index)
+    # When nothing but the address computation reads them, the carried values themselves
+    # run D iterations ahead; else ahead copies are carried beside them (the fused loop's
+    # epilogue reads the current tile's).
+    allowed = set(addr_ops) | set(adv_ops) | {term} | {o for x in cands for o in x.ops}
+    in_place = all(top_op(u.owner, body) in allowed
+                   for v in carried + [r for op in addr_ops + adv_ops for r in op.results]
+                   for u in v.uses)
     D = num_stages - 1
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
                      for c in cands) + 8 * sum(c.tma for c in cands)
     NB = num_stages
-    if tile_bytes * NB > SMEM_BUDGET:
+    extra = branch_bytes(loop)
+    if extra:
+        # A fused loop's epilogue (its TMA store buffer, its layout conversions) lives
+        # beside the rings: fewer slots rather than a kernel that cannot launch.
+        while NB > 2 and tile_bytes * NB + extra > SMEM_LIMIT:
+            NB -= 1
+        if tile_bytes * NB + extra > SMEM_LIMIT:
+            return False
+        D = NB - 1
+    elif tile_bytes * NB > SMEM_BUDGET:
         return False
     modes = async_modes(loop, cands)
-    _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes)
+    _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes)
     return True
 
 
@@ -264,7 +278,7 @@ def _ring_types(c: _Candidate, NB: int):
             T.MemDescType(v.dims, v.element, v.encoding, True, (NB,) + v.dims), None)
 
 
-def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
+def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) -> None:
     from ..tma import tma_block
     from .tma_lowering import barrier_type
     body = loop.regions[0].entry
@@ -329,6 +343,16 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
             if c is last_cp.get(c.dot):
                 bld.create("ttg.async_commit_group", [], [])
 
+    addr_set = set(addr_ops)
+
+    def advance(bld: Builder, mapping: Dict[Value, Value]) -> List[Value]:
+        """The carried values one iteration on, from `mapping` (after `issue` used it)."""
+        for op in adv_ops:
+            if op not in addr_set:
+                bld.insert(op.clone(mapping))
+        return [mapping.get(term.operand(c.index - 1), term.operand(c.index - 1))
+                for c in carried]
+
     # prologue
     vals = {c: loop.operand(3 + c.index - 1) for c in carried}
     for s in range(D):
@@ -337,23 +361,22 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
         pred = b.create1("arith.cmpi", [iv_s, ub], T.IntegerType(1), {"predicate": i64_attr(2)})
         mapping: Dict[Value, Value] = {iv: iv_s, **vals}
         issue(b, mapping, pred, c32(s % NB))
-        adv: Dict[Value, Value] = dict(vals)
-        for c in carried:
-            m = {c: vals[c]}
-            for op in advance[c]:
-                b.insert(op.clone(m))
-            nxt = term.operand(c.index - 1)
-            adv[c] = m.get(nxt, nxt)
-        vals = adv
+        vals = dict(zip(carried, advance(b, mapping)))
     inits = list(loop.operands[3:])
-    for c in carried:
-        inits[c.index - 1] = vals[c]
+    n_ahead = 0 if in_place else len(carried)
+    if in_place:
+        for c in carried:
+            inits[c.index - 1] = vals[c]
+    else:
+        inits += [vals[c] for c in carried]
     inits += [c32(0), c32(D % NB), c32(0)]
-    new = b.create("scf.for", [lb, ub, step, *inits], loop.result_types + [i32, i32, i32],
+    new = b.create("scf.for", [lb, ub, step, *inits], [v.type for v in inits],
                    dict(loop.attributes), num_regions=1)
     nbody = new.regions[0].add_block()
-    nargs = [nbody.add_argument(a.type) for a in body.args] + [nbody.add_argument(i32)
-                                                               for _ in range(3)]
+    nargs = [nbody.add_argument(a.type) for a in body.args] + \
+        [nbody.add_argument(c.type) for c in carried[:n_ahead]] + \
+        [nbody.add_argument(i32) for _ in range(3)]
+    ahead_args = nargs[len(body.args):len(body.args) + n_ahead]
     for old, na in zip(body.args, nargs):
         old.replace_all_uses_with(na)
     for op in list(body):
@@ -396,6 +419,7 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
             for u in list(d.results[0].uses):
                 if u.owner is not w:
                     u.set(w.results[0])
+            wait_in_branches(nbody, w.results[0])
             if d is last:
                 last = w
         else:
@@ -409,9 +433,15 @@ def _rewrite(loop, cands, addr_ops, carried, advance, D, NB, modes) -> None:
     ahead = ib.create1("arith.addi", [iv, ib.create1("arith.muli", [step, ib.constant(D, ity)],
                                                         ity)], ity)
     pred = ib.create1("arith.cmpi", [ahead, new.operand(1)], T.IntegerType(1), {"predicate": i64_attr(2)})
-    issue(ib, {iv: ahead}, pred, ins)
+    if in_place:
+        issue(ib, {iv: ahead}, pred, ins)
+        nxt = []
+    else:
+        mapping = {iv: ahead, **{nargs[c.index]: a for c, a in zip(carried, ahead_args)}}
+        issue(ib, mapping, pred, ins)
+        nxt = advance(ib, mapping)
     one, nb = ib.constant(1, i32), ib.constant(NB, i32)
-    nxt, wraps = [], []
+    wraps = []
     for x in (ext, ins):
         y = ib.create1("arith.addi", [x, one], i32)
         wraps.append(ib.create1("arith.cmpi", [y, nb], T.IntegerType(1), {"predicate": i64_attr(0)}))
@@ -478,6 +508,7 @@ def pipeline_loops(module: Operation, num_stages: int = 3) -> int:
         info = infos[func]
         if any(o.name == "scf.for" for o in loop.regions[0].entry):
             continue  # innermost loops only
+        fold_acc_reset(loop.regions[0].entry)
         stages = int(loop.attr("tt.num_stages", num_stages) or num_stages)
         n += pipeline_loop(loop, stages, info)
     return n

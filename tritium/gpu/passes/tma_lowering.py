@@ -16,6 +16,13 @@ become explicit TMA copies through a shared-memory buffer.
                                                 ttng.async_tma_copy_local_to_global  for the async
                                                 ttng.async_tma_store_wait {pendings=0}  proxy)
 
+    in a loop:                                  %buf = ttg.local_alloc (mutable, before the loop)
+                                                ttng.async_tma_store_wait {pendings=0}  (the last
+                                                ttg.local_store %v, %buf                 tile's)
+                                                ttng.fence_async_shared + ttg.barrier
+                                                ttng.async_tma_copy_local_to_global
+                                                ... and one store_wait after the loop
+
 `tt.descriptor_reduce` is the store with `ttng.async_tma_reduce`. The fence and barrier
 after the init order every thread's earlier use of the buffer's bytes (the allocator
 reuses offsets) before the TMA unit writes them; the barrier before the inval keeps a slow
@@ -64,18 +71,47 @@ def _load(op: Operation) -> None:
     op.erase()
 
 
+def _enclosing_loop(op: Operation):
+    p = op.parent_op
+    while p is not None and p.name != "tt.func":
+        if p.name == "scf.for":
+            return p
+        p = p.parent_op
+    return None
+
+
 def _store(op: Operation) -> None:
     desc, val = op.operand(0), op.operand(1)
     tb = tma_block(desc.type.block)
     b = Builder.before_op_at_its_loc(op)
-    buf = b.create1("ttg.local_alloc", [val], T.MemDescType(tb.dims, val.type.element_type,
-                                                            tb.encoding))
     coords = list(op.operands[2:])
+    loop = _enclosing_loop(op)
+    if loop is None:
+        buf = b.create1("ttg.local_alloc", [val], T.MemDescType(tb.dims, val.type.element_type,
+                                                                tb.encoding))
+    else:
+        # A store per iteration (a persistent kernel's tiles): one buffer for them all, and
+        # the wait for the TMA unit to have read the last tile moves to just before the
+        # buffer is rewritten, so the store drains under the next tile's loop (its wait
+        # ends with a barrier: every thread knows the buffer is free). One more wait after
+        # the loop: the block must not exit while the unit still reads its shared memory.
+        lb = Builder.before_op_at_its_loc(loop)
+        buf = lb.create1("ttg.local_alloc", [], T.MemDescType(
+            tb.dims, val.type.element_type, tb.encoding, mutable=True))
+        b.create("ttng.async_tma_store_wait", [], [], {"pendings": i32_attr(0)})
+        b.create("ttg.local_store", [val, buf], [])
+        b.create("ttng.fence_async_shared", [], [], {"bCluster": False})
+        b.create("ttg.barrier", [], [])
+        ab = Builder()
+        ab.set_insertion_point_after(loop)
+        ab.loc = op.loc
+        ab.create("ttng.async_tma_store_wait", [], [], {"pendings": i32_attr(0)})
     if op.name == "tt.descriptor_store":
         b.create("ttng.async_tma_copy_local_to_global", [desc, *coords, buf], [])
     else:
         b.create("ttng.async_tma_reduce", [desc, *coords, buf], [], {"kind": op.attributes["kind"]})
-    b.create("ttng.async_tma_store_wait", [], [], {"pendings": i32_attr(0)})
+    if loop is None:
+        b.create("ttng.async_tma_store_wait", [], [], {"pendings": i32_attr(0)})
     op.erase()
 
 

@@ -79,6 +79,14 @@ def _rt(op):
 
 
 # ------------------------------------------------------------------ constants
+@lowers("ub.poison")
+def _poison(cx: Ctx, op):
+    t = _rt(op)   # never read before it is overwritten: zeros
+    c = const(t.element_type if isinstance(t, T.TensorType) else t, 0)
+    cx.set(op.results[0], TV(t.shape, t, lambda c_, idx: c, cost=0, pw=True)
+           if isinstance(t, T.TensorType) else c)
+
+
 @lowers("arith.constant")
 def _constant(cx: Ctx, op):
     attr = op.attributes["value"]

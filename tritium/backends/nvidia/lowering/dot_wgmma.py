@@ -159,7 +159,7 @@ def wgmma_wait(ctx: FunctionContext, vals: List[str], lt: str, pendings: int) ->
 
 @lowers("ttng.warp_group_dot")
 def _warp_group_dot(ctx: FunctionContext, op) -> None:
-    a, b, c = op.operands
+    a, b, c = op.operands[:3]
     d_t = op.results[0].type
     mma = d_t.encoding
     a_in_regs = isinstance(a.type, type(d_t))
@@ -219,10 +219,15 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
     else:
         e.asm("void", "wgmma.fence.sync.aligned;", "", [], side_effects=True)
         a_descriptor = opa.descriptor
+    # useC (the pipeliner's form of an accumulator reset): the first step's scale-d.
+    use_c = e.cast("zext", "i1", ctx.get(op.operand(3)), "i32") if op.num_operands > 3 else "1"
     for j, m0, n0 in tiles:
         regs = acc[j * per:(j + 1) * per]
         partial = chunk < len(steps)
         zero = all(r in _ZEROS for r in regs)
+        if partial and use_c != "1":  # partial sums are added to the accumulator, or to 0
+            keep = e.cast("trunc", "i32", use_c, "i1")
+            regs = [e.select(keep, lt, r, "0.0" if lt == "float" else "0") for r in regs]
         for c0 in range(0, len(steps), chunk):
             cur = regs  # a partial sum's first step reads no accumulator (scale-d 0)
             for i, k0 in enumerate(steps[c0:c0 + chunk]):
@@ -234,7 +239,8 @@ def _warp_group_dot(ctx: FunctionContext, op) -> None:
                     res = e.asm(ret, text0, cons0, args, side_effects=True)
                     cur = [e.extract(ret, res, t) for t in range(per)]
                     continue
-                args = [(lt, r) for r in cur] + a_args + [("i64", db), ("i32", "1")]
+                scale_d = use_c if i == 0 and c0 == 0 else "1"
+                args = [(lt, r) for r in cur] + a_args + [("i64", db), ("i32", scale_d)]
                 res = e.asm(ret, text, cons, args, side_effects=True)
                 cur = [e.extract(ret, res, t) for t in range(per)]
             if partial:

@@ -57,6 +57,13 @@ def _elt(v) -> T.Type:
 
 
 # ------------------------------------------------------------------ constants
+@lowers("ub.poison")
+def _poison(ctx: FunctionContext, op) -> None:
+    t = op.result.type   # never read before it is overwritten: zeros
+    c = const(elem_type(t), 0)
+    ctx.set(op.result, [c] * ctx.num_regs(t) if isinstance(t, T.TensorType) else c)
+
+
 @lowers("arith.constant")
 def _constant(ctx: FunctionContext, op) -> None:
     a = op.attributes["value"]
