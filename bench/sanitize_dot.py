@@ -1,5 +1,6 @@
 """One launch of each dot path (wgmma synchronous and pipelined, FMA) and of each TMA path
-(descriptor copies, reductions, a TMA-pipelined matmul), checked against torch; run under
+(descriptor copies, reductions, a TMA-pipelined matmul; the same with descriptors made on
+the device), checked against torch; run under
 compute-sanitizer (memcheck, racecheck, synccheck) by run_device.sh."""
 import os
 import sys
@@ -30,5 +31,15 @@ T.test_tma_reduce(False)
 for stages in (1, 3):
     T.test_tma_matmul(200, 136, 72, True, stages, "float16")
     T.test_tma_matmul(256, 256, 512, False, stages, "bfloat16")
+
+from tests.blockptr import test_device_tma_gpu as DT  # noqa: E402
+
+calls = DT.install_torch_allocator()   # descriptors made on the device: maps in global scratch
+DT.test_device_tma_copy(calls, "float16", (16, 256), (100, 320))
+DT.test_device_tma_out_of_bounds(calls, "nan", -3, -16)
+DT.test_device_tma_reduce(calls)
+DT.test_device_tma_remade_in_a_loop(calls)
+DT.test_device_tma_matmul(calls, 200, 136, 80, True, 3, "float16")
+DT.test_device_tma_persistent_matmul(calls, 328, 200, 144)
 torch.cuda.synchronize()
 print("sanitize_dot: all cases correct")

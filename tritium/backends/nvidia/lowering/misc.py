@@ -10,6 +10,7 @@ from ....ir.core import Operation
 from .context import (REG, FunctionContext, LoweringError, ModuleContext,
                       bitwidth, elem_type, is_float, is_ptr, lowers, ltype, storage_bits)
 from .control import flat_types, flatten, unflatten
+from .tensormap import GLOBAL_SCRATCH_PARAM
 from .tma import TMA_PARAM_TYPE
 
 _AXES = "xyz"
@@ -346,6 +347,11 @@ def lower_function(mctx: ModuleContext, func: Operation) -> None:
         else:
             params.append(f"{lt} %arg{i}")
             ctx.values[a] = f"%arg{i}"
+    if kernel and mctx.module.attr("ttg.global_scratch_memory_size"):
+        # Global scratch (gpu/passes/global_scratch.py) comes last, after every parameter
+        # of the signature, as upstream's kernels take it.
+        params.append(f"ptr addrspace(1) {GLOBAL_SCRATCH_PARAM}")
+        ctx.global_scratch = GLOBAL_SCRATCH_PARAM
     term = ctx.lower_block(entry)
     ftype = func.attr("function_type")
     rtypes = list(ftype.results) if ftype is not None else []
