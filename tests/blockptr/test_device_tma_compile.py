@@ -274,3 +274,77 @@ def test_compiled_kernel_metadata_reaches_the_launcher(monkeypatch):
     assert seen["global_scratch"] == (384, 128)
     L.CudaLauncher(Src(), {"num_warps": 4})
     assert seen["global_scratch"] is None
+
+
+# -------------------------------------------------------------------- upstream's tutorials
+_TUTORIALS = __import__("pathlib").Path(__file__).resolve().parents[2] / ".upstream" / "tutorials"
+_TUTORIAL_PROBE = r'''
+import importlib.util, json, sys
+import tritium.compat
+tritium.compat.install()
+from tritium.frontend.jit import JITFunction
+from tests.blockptr.test_tma_compile import compile_sm90
+path, kernel, warps, sig = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
+spec = importlib.util.spec_from_file_location("tut", path)
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+fn = getattr(mod, kernel)
+while not isinstance(fn, JITFunction):
+    fn = fn.fn
+out = compile_sm90(fn, [tuple(s) for s in sig], num_warps=warps, num_stages=3)
+print(json.dumps({"scratch": out["info"].get("global_scratch_size"),
+                  "loads": out["ttgir"].count("ttng.async_tma_copy_global_to_local"),
+                  "stores": out["ttgir"].count("ttng.async_tma_copy_local_to_global"),
+                  "rings": out["ttgir"].count("ttng.wait_barrier"),
+                  "spills": out["kernel"].spill_stores if out["kernel"] else 0}))
+'''
+
+
+def _probe_tutorial(name, kernel, warps, sig):
+    import json
+    import os
+    import subprocess
+    import sys
+    path = _TUTORIALS / name
+    if not path.exists():
+        pytest.skip(f"upstream's tutorial {name} is not in {_TUTORIALS} (see bench/run_tutorials.py)")
+    root = str(_TUTORIALS.parents[1])
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, "-c", _TUTORIAL_PROBE, str(path), kernel, str(warps),
+                        json.dumps(sig)], capture_output=True, text=True, cwd=root, env=env,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("sub", [False, True])
+def test_tutorial09_descriptor_persistent_kernel(sub):
+    """Tutorial 09's matmul_kernel_descriptor_persistent: its three device-made descriptors
+    become maps (384 bytes of scratch a program), A and B loads TMA rings in the K loop,
+    C stored by TMA (two halves with EPILOGUE_SUBTILE)."""
+    c = lambda v: ["constexpr", v]   # noqa: E731
+    sig = [["*fp16", "D"]] * 3 + [["i32", "D"]] * 3 + \
+        [c(128), c(256), c(64), c(8), c(sub), c(132), c(False), c(False)]
+    got = _probe_tutorial("09-persistent-matmul.py", "matmul_kernel_descriptor_persistent", 8,
+                          sig)
+    assert got["scratch"] == 384 and got["loads"] >= 4 and got["rings"] >= 2
+    assert got["stores"] == (2 if sub else 1) and got["spills"] == 0
+
+
+@pytest.mark.parametrize("head_dim,stage", [(64, 1), (128, 3)])
+def test_tutorial06_device_descriptor_attention(head_dim, stage):
+    """Tutorial 06's forward kernel given pointers (its device-descriptor path): the four
+    descriptors it makes become maps, and K/V ride the same TMA rings as with host
+    descriptors."""
+    c = lambda v: ["constexpr", v]   # noqa: E731
+    p = ["*fp16", "D"]
+    base = [["fp32", ""], ["*fp32", "D"], ["i32", ""], ["i32", ""]]
+    tail = [["i32", "D"], c(head_dim), c(128), c(64), c(False), c(stage), c(False), c(True)]
+    warps = 8 if head_dim == 128 else 4
+    dev = _probe_tutorial("06-fused-attention.py", "_attn_fwd", warps, base + [p] * 4 + tail)
+    d = lambda b: [f"tensordesc<fp16{b}>", None]   # noqa: E731
+    host = _probe_tutorial("06-fused-attention.py", "_attn_fwd", warps, base + [
+        d([128, head_dim]), d([64, head_dim]), d([64, head_dim]), d([128, head_dim])] + tail)
+    assert dev["scratch"] == 4 * 128 and host["scratch"] is None
+    assert (dev["loads"], dev["stores"], dev["rings"]) == \
+        (host["loads"], host["stores"], host["rings"])
