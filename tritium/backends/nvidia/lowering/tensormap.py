@@ -59,10 +59,9 @@ def _sreg(ctx: FunctionContext, name: str, axis: str) -> str:
 
 def _slot(ctx: FunctionContext, op) -> str:
     """ptr addrspace(1) of this program's map of `op`."""
-    size = ctx.func.parent_op.attr("ttg.global_scratch_memory_size") if ctx.func.parent_op \
-        is not None else None
+    size = ctx.mod.module.attr("ttg.global_scratch_memory_size")
     off = op.attr("ttg.global_scratch_memory_offset")
-    if size is None or off is None or getattr(ctx, "global_scratch", None) is None:
+    if size is None or off is None or ctx.global_scratch is None:
         raise LoweringError("a device-made TMA descriptor outside a kernel, or before "
                             "tritongpu-global-scratch-memory-allocation ran")
     e = ctx.e
