@@ -23,6 +23,16 @@ def _dcopy(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr, PAD: tl.const
 
 
 @triton.jit
+def _dcopy3d(x_ptr, y_ptr, A, B, C, BA: tl.constexpr, BB: tl.constexpr, BC: tl.constexpr):
+    src = tl.make_tensor_descriptor(x_ptr, [A, B, C], [B * C, C, 1], [BA, BB, BC])
+    dst = tl.make_tensor_descriptor(y_ptr, [A, B, C], [B * C, C, 1], [BA, BB, BC])
+    a = tl.program_id(0) * BA
+    b = tl.program_id(1) * BB
+    c = tl.program_id(2) * BC
+    dst.store([a, b, c], src.load([a, b, c]) - 1)
+
+
+@triton.jit
 def _dwindow(x_ptr, out_ptr, M, N, ld, i, j, BM: tl.constexpr, BN: tl.constexpr,
              PAD: tl.constexpr):
     """A box at (i, j) of an (M, N) view with row stride `ld`, written out whole."""
@@ -140,6 +150,15 @@ def test_device_tma_copy(allocator, dtype, block, shape):
     assert torch.equal(y, x + 1)
     assert bool((big[M:] == 77).all()), "a TMA store wrote outside the tensor"
     assert allocator[-1][:2] == (2 * 128 * grid[0] * grid[1], 128)
+
+
+def test_device_tma_copy_3d(allocator):
+    A, B, C = 5, 19, 80
+    x = _rand((A, B, C), "float16")
+    y = torch.zeros_like(x)
+    k = _dcopy3d[(3, 3, 3)](x, y, A, B, C, BA=2, BB=8, BC=32)
+    assert "tensormap.replace.tile.rank.shared::cta.b1024.b32" in k.asm["ptx"]
+    assert torch.equal(y, x - 1)
 
 
 @pytest.mark.parametrize("pad", ["zero", "nan"])

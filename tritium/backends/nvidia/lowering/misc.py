@@ -10,10 +10,11 @@ from ....ir.core import Operation
 from .context import (REG, FunctionContext, LoweringError, ModuleContext,
                       bitwidth, elem_type, is_float, is_ptr, lowers, ltype, storage_bits)
 from .control import flat_types, flatten, unflatten
-from .tensormap import GLOBAL_SCRATCH_PARAM
 from .tma import TMA_PARAM_TYPE
 
 _AXES = "xyz"
+# The kernel's global scratch parameter (lowering/tensormap.py writes TMA maps there).
+GLOBAL_SCRATCH_PARAM = "%global_scratch"
 
 
 def _sreg(ctx: FunctionContext, name: str, axis: int) -> str:

@@ -29,12 +29,11 @@ from __future__ import annotations
 from ....gpu.tma import tma_block
 from ....ir import types as T
 from .context import FunctionContext, LoweringError, lowers
+from .misc import _sreg
 from .shared_mem import smem_window_base
 from .tma import leader
 
-__all__ = ["GLOBAL_SCRATCH_PARAM", "tma_elem_type"]
-
-GLOBAL_SCRATCH_PARAM = "%global_scratch"
+__all__ = ["tma_elem_type"]
 
 # CUtensorMapDataType codes (the host's choice for the same element type,
 # backends/nvidia/tensor_map.py): fp8 types move as bytes.
@@ -51,12 +50,6 @@ def tma_elem_type(t: T.Type) -> int:
     raise LoweringError(f"no TMA element type for {t}")
 
 
-def _sreg(ctx: FunctionContext, name: str, axis: str) -> str:
-    fn = f"llvm.nvvm.read.ptx.sreg.{name}.{axis}"
-    ctx.e.declare(fn, "i32", [])
-    return ctx.e.pro(f"call i32 @{fn}()", name)
-
-
 def _slot(ctx: FunctionContext, op) -> str:
     """ptr addrspace(1) of this program's map of `op`."""
     size = ctx.mod.module.attr("ttg.global_scratch_memory_size")
@@ -65,8 +58,8 @@ def _slot(ctx: FunctionContext, op) -> str:
         raise LoweringError("a device-made TMA descriptor outside a kernel, or before "
                             "tritongpu-global-scratch-memory-allocation ran")
     e = ctx.e
-    x, y, z = (_sreg(ctx, "ctaid", a) for a in "xyz")
-    nx, ny = _sreg(ctx, "nctaid", "x"), _sreg(ctx, "nctaid", "y")
+    x, y, z = (_sreg(ctx, "ctaid", a) for a in range(3))
+    nx, ny = _sreg(ctx, "nctaid", 0), _sreg(ctx, "nctaid", 1)
     pid = e.bin("add", "i32", x, e.bin("mul", "i32", nx,
                                        e.bin("add", "i32", y, e.bin("mul", "i32", ny, z))))
     byte = e.bin("add", "i64", e.bin("mul", "i64", e.cast("zext", "i32", pid, "i64"),
