@@ -248,12 +248,13 @@ def test_launcher_allocates_global_scratch_per_program():
                            device_pointer=lambda p: p, global_scratch=(256, 128), cache=False)
     triton.set_allocator(alloc)
     try:
-        launch(3, 2, 1, 55, 0, 4, 0, 4096, 7)
+        # (an address no other test uses: resolved addresses are cached process-wide)
+        launch(3, 2, 1, 55, 0, 4, 0, 0x7E570000, 7)
         assert calls == [(256 * 6, 128, 55)]
         assert launch.params.s0 == 0x7000 + 256 * 6 and launch.params.a1 == 7
         triton.set_allocator(None)
         with pytest.raises(RuntimeError, match="no allocator was set. Use triton.set_allocator"):
-            launch(1, 1, 1, 0, 0, 4, 0, 4096, 7)
+            launch(1, 1, 1, 0, 0, 4, 0, 0x7E570000, 7)
     finally:
         triton.set_allocator(None)
     assert len(launches) == 1
