@@ -57,7 +57,8 @@ def run_row(k, cdiv, do_bench, M, N, K, cfg, dtype):
 
 def run_tma_row(k, cdiv, do_bench, TD, M, N, K, cfg, dtype, persistent=False):
     """tutorial 09's TMA matmul (host TensorDescriptors of each flavour's own class), or its
-    persistent variant (one program per SM)."""
+    persistent variant (one program per SM); persistent="device": the persistent kernel
+    with descriptors made on the device (each flavour's set_allocator gives the scratch)."""
     BM, BN, BK, G, W, S = cfg
     torch.manual_seed(0)
     a = torch.randn((M, K), device="cuda").to(dtype)
@@ -68,8 +69,16 @@ def run_tma_row(k, cdiv, do_bench, TD, M, N, K, cfg, dtype, persistent=False):
     grid = (cdiv(M, BM) * cdiv(N, BN),)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
 
+    if persistent == "device":
+        k.triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8,
+                                                                       device="cuda"))
+
     def run():
-        if persistent:
+        if persistent == "device":
+            k.matmul_kernel_descriptor_persistent[(min(sms, grid[0]),)](
+                a, b, c, M, N, K, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK,
+                GROUP_SIZE_M=G, NUM_SMS=sms, num_warps=W, num_stages=S)
+        elif persistent:
             k.matmul_kernel_tma_persistent[(min(sms, grid[0]),)](
                 a_d, b_d, c_d, M, N, K, BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK,
                 GROUP_SIZE_M=G, NUM_SMS=sms, num_warps=W, num_stages=S)
@@ -88,10 +97,12 @@ def run_tma_row(k, cdiv, do_bench, TD, M, N, K, cfg, dtype, persistent=False):
 
 def tma_rows(flavors, descs, do_bench, sizes):
     rows = []
-    cases = [(s, c, torch.float16, p) for p in (False, True) for s in sizes for c in CONFIGS]
+    cases = [(s, c, torch.float16, p) for p in (False, True, "device") for s in sizes
+             for c in CONFIGS]
     for n, cfg, dtype, persistent in cases + [(8192, FP8_CONFIG, torch.float8_e4m3fn, False)]:
         tag = "tma fp16" if dtype == torch.float16 else "tma fp8e4m3"
         tag += " persistent" if persistent else ""
+        tag += " device-desc" if persistent == "device" else ""
         row = {"size": f"{tag} {n}^3", "cfg": (None,) + cfg}
         for name, (k, cdiv) in flavors.items():
             try:

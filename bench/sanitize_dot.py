@@ -1,7 +1,7 @@
 """One launch of each dot path (wgmma synchronous and pipelined, FMA) and of each TMA path
 (descriptor copies, reductions, a TMA-pipelined matmul, the flatten=True persistent
-matmuls), checked against torch; run under compute-sanitizer (memcheck, racecheck,
-synccheck) by run_device.sh."""
+matmuls; the same with descriptors made on the device), checked against torch; run under
+compute-sanitizer (memcheck, racecheck, synccheck) by run_device.sh."""
 import os
 import sys
 
@@ -38,5 +38,15 @@ from tests.blockptr import test_flatten_gpu as F  # noqa: E402
 F.test_tma_persistent_matmul((128, 128, 64, 4, 4), 200, 136, 40, 3)
 F.test_tma_persistent_matmul((128, 256, 64, 8, 3), 129, 264, 96, "sms")
 F.test_pointer_persistent_matmul((128, 128, 64, 4, 3), 1000, 744, 520, 5)
+
+from tests.blockptr import test_device_tma_gpu as DT  # noqa: E402
+
+calls = DT.install_torch_allocator()   # descriptors made on the device: maps in global scratch
+DT.test_device_tma_copy(calls, "float16", (16, 256), (100, 320))
+DT.test_device_tma_out_of_bounds(calls, "nan", -3, -16)
+DT.test_device_tma_reduce(calls)
+DT.test_device_tma_remade_in_a_loop(calls)
+DT.test_device_tma_matmul(calls, 200, 136, 80, True, 3, "float16")
+DT.test_device_tma_persistent_matmul(calls, 328, 200, 144)
 torch.cuda.synchronize()
 print("sanitize_dot: all cases correct")

@@ -32,6 +32,7 @@ def ttgir_pipeline(num_warps: int = 4, threads_per_warp: int = 32, num_ctas: int
         "cse",
         "symbol-dce",
         "allocate-shared-memory",
+        "tritongpu-global-scratch-memory-allocation",
     ])
 
 

@@ -10,7 +10,9 @@ the two always agree:
 * `tt.reduce` across warps: one partial per (output element, warp along the axis);
 * `tt.scan` across warps: one block total per (block, warp along the axis);
 * `tt.gather`: the whole source tensor; `tt.histogram`: the bins;
-* scalar `tt.atomic_rmw/cas` whose result is used: one element (broadcast of the result).
+* scalar `tt.atomic_rmw/cas` whose result is used: one element (broadcast of the result);
+* `tt.make_tensor_descriptor` marked `tt.tma`: the 128-byte tensor map it fills in before
+  copying it out to global memory (128-byte aligned, `scratch_alignment`).
 
 Every region starts 16-byte aligned; several operands are laid out one after another.
 """
@@ -28,7 +30,7 @@ REG, LANE, WARP, BLOCK = "register", "lane", "warp", "block"
 
 __all__ = ["scratch_bytes", "conversion_plan", "conversion_scratch_bytes", "elem_bytes",
            "reduce_geometry", "scan_geometry", "ReduceGeometry", "ScanGeometry",
-           "shape_op_conversions", "align16", "layout_of"]
+           "shape_op_conversions", "align16", "layout_of", "scratch_alignment"]
 
 
 def align16(n: int) -> int:
@@ -271,6 +273,11 @@ def scan_geometry(ll: LinearLayout, axis: int, shape: Sequence[int]) -> ScanGeom
 
 
 # ------------------------------------------------------------------ the allocator's entry
+def scratch_alignment(op) -> int:
+    """Alignment (bytes) of an op's scratch: 16, or 128 for a tensor map."""
+    return 128 if op.name == "tt.make_tensor_descriptor" else 16
+
+
 def scratch_bytes(op) -> int:
     """Shared-memory scratch (bytes) the NVIDIA lowering of `op` uses; 0 if none."""
     name = op.name
@@ -303,6 +310,8 @@ def scratch_bytes(op) -> int:
             return max(staged, moved)
         if name == "tt.histogram":
             return align16(op.result.type.numel * 4)
+        if name == "tt.make_tensor_descriptor":
+            return 128 if op.attr("tt.tma") else 0
         if name in ("tt.atomic_rmw", "tt.atomic_cas"):
             if not isinstance(op.operands[0].type, T.TensorType) and op.result.has_uses():
                 return align16(elem_bytes(op.result.type))

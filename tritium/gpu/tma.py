@@ -21,7 +21,7 @@ from typing import Optional, Tuple
 from ..ir import types as T
 from .layouts import NVMMASharedEncoding, nvmma_swizzle_width
 
-__all__ = ["TmaBlock", "tma_block"]
+__all__ = ["TmaBlock", "tma_block", "fixed_tma_descriptor"]
 
 MAX_BOX = 256          # elements per box dimension
 MAX_RANK = 5
@@ -83,3 +83,17 @@ def tma_block(block: T.TensorType) -> Optional[TmaBlock]:
     if any(d > MAX_BOX for d in box) or (copies > 1 and len(dims) > 2):
         return None         # strips of a 3-D block are not contiguous boxes
     return TmaBlock(dims, bits, swizzle, box, copies)
+
+
+def fixed_tma_descriptor(desc, loop) -> bool:
+    """`desc` is the same TMA map on every iteration of `loop`: a kernel parameter, or a
+    device-made descriptor (`tt.make_tensor_descriptor` marked `tt.tma`, whose map is
+    written once where it is made) made outside the loop."""
+    if not isinstance(desc.type, T.TensorDescType):
+        return False
+    op = desc.owner_op
+    if op is None:
+        parent = desc.block.parent_op
+        return parent is not None and parent.name == "tt.func"
+    return op.name == "tt.make_tensor_descriptor" and bool(op.attr("tt.tma")) \
+        and not loop.is_ancestor_of(op)

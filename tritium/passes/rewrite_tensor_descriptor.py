@@ -18,7 +18,8 @@ Every dim is bounds-checked, as TMA does.
 
 A kernel parameter marked `tt.tma` (by the NVIDIA backend's keep-tma-descriptors pass on
 sm_90: every use is a load, store or reduction TMA can do) is left alone: it reaches TTGIR
-as a `!tt.tensordesc` and becomes TMA copies there. A parameter that is rewritten gets the
+as a `!tt.tensordesc` and becomes TMA copies there; so does a `tt.make_tensor_descriptor`
+that pass marked `tt.tma` (its map is written on the device). A parameter that is rewritten gets the
 argument attribute `tt.pointer_descriptor` on its base pointer, so the compiled kernel can
 tell the launcher which descriptors travel how.
 """
@@ -57,6 +58,8 @@ class _Descriptors(ValueExpander):
                 self.kept |= {a for a, d in zip(func.regions[0].entry.args, attrs)
                               if isinstance(a.type, T.TensorDescType) and
                               isinstance(d, DictAttr) and d.get("tt.tma")}
+                self.kept |= {op.results[0] for op in func.walk()
+                              if op.name == "tt.make_tensor_descriptor" and op.attr("tt.tma")}
         super().run(module)
 
     def run_op(self, op: Operation) -> None:
@@ -138,6 +141,8 @@ class _Descriptors(ValueExpander):
 
     # ------------------------------------------------------------------ ops
     def _tt_make_tensor_descriptor(self, op):
+        if op.results[0] in self.kept:
+            return None
         b = self.builder(op)
         nan = b.constant(op.attr("padding", 1) == 2, T.i1)
         self.comps[op.results[0]] = [op.operand(0), nan] + list(op.operands[1:])

@@ -1,36 +1,6 @@
-"""`triton.set_allocator`: where kernels get global scratch memory at launch (upstream uses
-it for device-side tensor descriptors and profiling buffers).
-
-An allocator is called as `allocator(size, alignment, stream)` and returns an object with
-`data_ptr()`. The CPU backend and the GPU fallback for tensor descriptors need no scratch, so
-the registry only records it; kernels that would allocate ask `get_allocator()`, whose
-default raises upstream's error.
-"""
-from __future__ import annotations
-
-import contextvars
-from typing import Optional
-
-
-class NullAllocator:
-    def __call__(self, size: int, alignment: int, stream: Optional[int]):
-        raise RuntimeError("Kernel requires a runtime memory allocation, but no allocator was "
-                           "set. Use triton.set_allocator to specify an allocator.")
-
-
-_allocator: contextvars.ContextVar = contextvars.ContextVar("_allocator", default=NullAllocator())
-
-
-def set_allocator(allocator) -> None:
-    """Register `allocator(size, alignment, stream)` for this context (thread/task)."""
-    if allocator is not None and not callable(allocator):
-        raise TypeError(f"allocator must be callable as allocator(size, alignment, stream), "
-                        f"got {type(allocator).__name__}")
-    _allocator.set(allocator if allocator is not None else NullAllocator())
-
-
-def get_allocator():
-    return _allocator.get()
-
+"""`triton.runtime.allocation`: the allocator registry behind `triton.set_allocator`. It
+lives in `tritium/_allocator.py`, below the layers, because the NVIDIA launcher (a backend)
+asks it for global scratch at launch and the backends import no runtime module."""
+from .._allocator import NullAllocator, get_allocator, set_allocator  # noqa: F401
 
 __all__ = ["set_allocator", "get_allocator", "NullAllocator"]

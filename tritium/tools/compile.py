@@ -128,7 +128,7 @@ def compile_kernel(kernel, signature: str, grid: str, out_name: str, out_path: P
     attrs = {names[i]: [["tt.divisibility", 16]] for i, h in sig.hints.items() if h == 16}
     ck = compile(ASTSource(kernel, types, constexprs, attrs), target=target or _target(None),
                  options={"num_warps": num_warps, "num_stages": num_stages})
-    if ck.metadata.get("scratch_args", 0):
+    if ck.metadata.get("global_scratch_size", 0):
         raise NotImplementedError(f"{kernel.__name__} needs global scratch memory, which "
                                   "ahead-of-time launchers do not allocate")
     meta_sig = f"warps{num_warps}xstages{num_stages}"

@@ -133,7 +133,9 @@ class CUDABackend(BaseBackend):
 
     def make_llir(self, module, options):
         from .lowering import make_llir
-        return make_llir(module, capability=self.capability)
+        from .llvm import written_ptx_version
+        return make_llir(module, capability=self.capability,
+                         ptx_version=written_ptx_version(options.arch, options.ptx_version))
 
     def make_ptx(self, llir: str, options):
         from .llvm import llir_to_ptx

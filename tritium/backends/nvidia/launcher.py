@@ -39,6 +39,7 @@ from typing import Callable, Dict, Optional
 from . import tensordesc_abi
 from ..params import access_expr, mark_constexprs, runtime_params
 from .tensor_map import TensorMap, make_encoder
+from ..._allocator import get_allocator
 
 __all__ = ["make_launcher", "generate_source", "pointer_of", "PARAM_CTYPES", "CudaLauncher"]
 
@@ -144,7 +145,8 @@ def _tma_args(signature: Dict[str, str], tensordesc_meta) -> Dict[tuple, dict]:
     return out
 
 
-def _param_fields(signature: Dict[str, str], scratch: int, tma: Dict[tuple, dict] = None):
+def _param_fields(signature: Dict[str, str], global_scratch=None,
+                  tma: Dict[tuple, dict] = None):
     """[(field name, ctypes type, param name, type string)] of the runtime parameters
     (a tuple argument's runtime leaves each, see backends/params.py)."""
     fields = []
@@ -162,12 +164,12 @@ def _param_fields(signature: Dict[str, str], scratch: int, tma: Dict[tuple, dict
             fields.append((field, PARAM_CTYPES[ty], name, ty))
         else:
             raise NotImplementedError(f"launcher: parameter '{name}' has unsupported type {ty!r}")
-    for j in range(scratch):   # trailing pointers the lowering may append (global scratch)
-        fields.append((f"s{j}", ctypes.c_uint64, f"<scratch {j}>", "*i8"))
+    if global_scratch:   # the trailing pointer the lowering appends (global scratch)
+        fields.append(("s0", ctypes.c_uint64, "<global scratch>", "*i8"))
     return fields
 
 
-def generate_source(signature: Dict[str, str], mode: str = "params", scratch: int = 0,
+def generate_source(signature: Dict[str, str], mode: str = "params", global_scratch=None,
                     flavor: str = "bindings", tma: Dict[tuple, dict] = None) -> str:
     """Python source of `launch(gridX, gridY, gridZ, stream, function, num_warps, shared, *args)`.
 
@@ -209,6 +211,13 @@ def generate_source(signature: Dict[str, str], mode: str = "params", scratch: in
                                       pname, i, pty)
         else:
             lines += _store_param(field, a, name, i, ty)
+    if global_scratch:
+        # Upstream's protocol: the current `triton.set_allocator` allocator, asked per launch
+        # for size x programs bytes; `sc` keeps its buffer alive until the launch is queued
+        # (a stream-ordered allocator such as torch's may reuse it after that).
+        size, align = global_scratch
+        lines += [f"    sc = _get_allocator()({int(size)} * gridX * gridY * gridZ, {int(align)}, stream)",
+                  "    b.s0 = _pointer_of(sc, '<global scratch>', -1)"]
     if flavor == "bindings":
         # cuda-bindings types `extra` as an integer address: 0, never None.
         tail = "kp, 0" if mode == "params" else "None, kp"
@@ -419,7 +428,7 @@ def _field_name(path) -> str:
 _cache: Dict[tuple, Callable] = {}
 
 
-def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: int = 0,
+def make_launcher(signature: Dict[str, str], *, mode: str = "params", global_scratch=None,
                   flavor: Optional[str] = None, launch_fn: Optional[Callable] = None,
                   device_pointer: Optional[Callable[[int], Optional[int]]] = None,
                   cache: bool = True, tensordesc_meta=None,
@@ -446,7 +455,8 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
     if tma and mode != "params":
         raise NotImplementedError("a kernel with TMA descriptor arguments launches in 'params' mode "
                                   "(the 'extra' buffer would need 64-byte aligned tensor maps)")
-    key = (tuple(signature.items()), mode, scratch, flavor, launch_fn, device_pointer,
+    global_scratch = tuple(global_scratch) if global_scratch else None
+    key = (tuple(signature.items()), mode, global_scratch, flavor, launch_fn, device_pointer,
            repr(sorted(tma.items())), tensor_map_encode)
     if cache and key in _cache:
         return _cache[key]
@@ -469,7 +479,7 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
             if launch_fn is None:
                 raise RuntimeError("libcuda could not be opened through ctypes; use flavor='bindings'")
 
-    fields = _param_fields(signature, scratch, tma)
+    fields = _param_fields(signature, global_scratch, tma)
     Params = _params_type(fields)
     buf, addr, keep = _new_state(Params, fields, mode)
     local = threading.local()
@@ -482,7 +492,7 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
             local.keep = k
         return state
 
-    src = generate_source(signature, mode, scratch, flavor, tma)
+    src = generate_source(signature, mode, global_scratch, flavor, tma)
     resolve = _make_resolver(device_pointer)
 
     def device_address(obj, name, index):
@@ -507,6 +517,7 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", scratch: i
         "_cu_launch": launch_fn, "_slow_launch": _make_slow_launch(launch_fn),
         "_launch_failed": _make_failure_handler(launch_fn, ensure_context, check_error),
         "_ArgumentError": ctypes.ArgumentError,
+        "_get_allocator": get_allocator, "_pointer_of": pointer_of,
     })
     exec(compile(src, f"<tritium launcher {','.join(map(str, signature.values()))}>", "exec"), scope)
     launch = scope["launch"]
@@ -531,7 +542,9 @@ class CudaLauncher:
         self._stream = current_stream
         consts = getattr(src, "constants", {}) or {}
         signature = {str(n): ty for n, ty in mark_constexprs(src.signature, consts).items()}
-        self._launch = make_launcher(signature, scratch=metadata.get("scratch_args", 0),
+        scratch = metadata.get("global_scratch_size", 0)
+        self._launch = make_launcher(signature, global_scratch=(
+            scratch, metadata.get("global_scratch_align", 1)) if scratch else None,
                                      tensordesc_meta=metadata.get("tensordesc_meta"))
         self.num_warps = metadata["num_warps"]
         self.shared = metadata.get("shared", 0)

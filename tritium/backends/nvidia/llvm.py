@@ -22,6 +22,7 @@ import threading
 from typing import Dict, Iterable, List, Optional, Set
 
 __all__ = ["llir_to_ptx", "find_libdevice", "llvm_max_ptx_version", "choose_ptx_version",
+           "written_ptx_version",
            "kernel_names", "libdevice_calls", "stats"]
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -119,6 +120,12 @@ def choose_ptx_version(arch: str, ptx_version: Optional[int] = None):
                              f"{target // 10}.{target % 10} (ptxas or driver too old?)")
         feature = need
     return feature, target
+
+
+def written_ptx_version(arch: str, ptx_version: Optional[int] = None) -> int:
+    """The `.version` llir_to_ptx writes for these arguments (what ptxas reads)."""
+    feature, target = choose_ptx_version(arch, ptx_version)
+    return target if target is not None else feature
 
 
 def _target_machine(arch: str, feature: int):

@@ -12,6 +12,7 @@ Importing this package registers them with the pass manager:
     triton-nvidia-tma-lowering (tma-lowering)         other descriptor loads/stores as TMA copies
     triton-nvidia-keep-tma-descriptors (TTIR)         marks kernel descriptors TMA can move
     allocate-shared-memory                            allocation.offset / ttg.shared
+    tritongpu-global-scratch-memory-allocation        global scratch slots (device TMA maps)
 
 and a `ttg.convert_layout` fold hook for canonicalize (identity, convert of convert,
 convert of a constant).
@@ -29,6 +30,7 @@ from .fuse_nested_loops import FuseNestedLoops, fuse_nested_loops
 from .legality import LayoutLegalityError, check_ttgir_legality
 from .software_pipeline import SoftwarePipeline, pipeline_loops
 from .tma_lowering import TmaLowering, lower_tma
+from .global_scratch import GlobalScratchAllocation, allocate_global_scratch
 from .keep_tma_descriptors import KeepTmaDescriptors, mark_tma_descriptors
 from .remove_layout_conversions import (RemoveLayoutConversions, count_converts,
                                         remove_layout_conversions)
@@ -53,4 +55,4 @@ __all__ = ["AccelerateMatmul", "accelerate_matmul", "ConvertToTTGIR", "Coalesce"
            "allocate_shared_memory", "check_ttgir_legality", "LayoutLegalityError",
            "count_converts", "F32DotTC", "f32_dot_tc", "TmaLowering", "lower_tma",
            "KeepTmaDescriptors", "mark_tma_descriptors", "FuseNestedLoops",
-           "fuse_nested_loops"]
+           "fuse_nested_loops", "GlobalScratchAllocation", "allocate_global_scratch"]

@@ -162,11 +162,16 @@ def collect_buffers(func: Operation, scratch: Callable[[Operation], int]) -> Lis
             continue
         size = scratch(op)
         if size > 0:
-            bufs.append(Buffer(op, size, i, i))
+            bufs.append(Buffer(op, size, i, i, align=_scratch_alignment(op)))
     return bufs
 
 
 VIEW_OPS = ("ttg.memdesc_index", "ttg.memdesc_trans", "ttg.memdesc_subslice")
+
+
+def _scratch_alignment(op: Operation) -> int:
+    from ..scratch import scratch_alignment
+    return max(ALIGNMENT, scratch_alignment(op))
 
 
 def _buffer_alignment(t: T.Type) -> int:

@@ -6,6 +6,15 @@ A parameter qualifies when its block has a TMA shape (gpu/tma.py) and its every 
 type TMA's reductions take, with the innermost coordinate provably 16-byte aligned (AxisInfo:
 measured on the H100, a box starting elsewhere is an illegal instruction). The mark is the
 argument attribute `tt.tma = true`; the rest stay for the pointer rewrite.
+
+A descriptor made on the device (`tt.make_tensor_descriptor` in a kernel) qualifies by the
+same rule, plus what the host's `TensorDescriptor` checks at run time and the device cannot:
+its base provably 16-byte aligned and every stride but the last a provable multiple of 16
+bytes (AxisInfo; `cuTensorMapEncodeTiled`'s rules, which the map written on the device must
+meet too), and, when stored through, its last dim a provable multiple of 16 bytes (a TMA
+store writes whole 16-byte pieces of a row, see backends/nvidia/tensor_map.py). Such an op
+gets the attribute `tt.tma = true`; its map is written into global scratch at run time
+(gpu/passes/global_scratch.py, backends/nvidia/lowering/tensormap.py).
 """
 from __future__ import annotations
 
@@ -16,7 +25,7 @@ from ...ir.ops import DESCRIPTOR_REDUCE_KINDS
 from ...passes.manager import Pass, register_pass
 from ..tma import tma_block
 
-__all__ = ["KeepTmaDescriptors", "tma_usable", "mark_tma_descriptors"]
+__all__ = ["KeepTmaDescriptors", "tma_usable", "device_tma_usable", "mark_tma_descriptors"]
 
 _KINDS = {v: k for k, v in DESCRIPTOR_REDUCE_KINDS.items()}
 # cp.reduce.async.bulk.tensor's kinds for these element types
@@ -44,6 +53,26 @@ def tma_usable(arg: Value, info) -> bool:
     return True
 
 
+def _writes(desc: Value) -> bool:
+    return any(u.owner.name != "tt.descriptor_load" for u in desc.uses)
+
+
+def device_tma_usable(op: Operation, info) -> bool:
+    """`tt.make_tensor_descriptor` op can be a TMA map written on the device."""
+    desc = op.results[0]
+    if not tma_usable(desc, info):
+        return False
+    tb = tma_block(desc.type.block)
+    rank = len(tb.dims)
+    elem = tb.elem_bits // 8
+    base, shape, strides = op.operand(0), op.operands[1:1 + rank], op.operands[1 + rank:]
+    if info.get(base).divisibility[0] % 16:            # pointers: bytes
+        return False
+    if any(info.get(s).divisibility[0] * elem % 16 for s in strides[:-1]):
+        return False
+    return not (_writes(desc) and info.get(shape[-1]).divisibility[0] * elem % 16)
+
+
 def mark_tma_descriptors(module: Operation) -> int:
     from ..axis_info import AxisInfoAnalysis
     n = 0
@@ -52,9 +81,14 @@ def mark_tma_descriptors(module: Operation) -> int:
                 (func.attr("sym_visibility") or "public") == "private":
             continue
         args = func.regions[0].entry.args
-        if not any(isinstance(a.type, T.TensorDescType) for a in args):
+        makes = [op for op in func.walk() if op.name == "tt.make_tensor_descriptor"]
+        if not makes and not any(isinstance(a.type, T.TensorDescType) for a in args):
             continue
         info = AxisInfoAnalysis(func)
+        for op in makes:
+            if device_tma_usable(op, info):
+                op.attributes["tt.tma"] = BoolAttr(True)
+                n += 1
         attrs = list(func.attr("arg_attrs") or [DictAttr(())] * len(args))
         marked = 0
         for i, a in enumerate(args):

@@ -90,10 +90,10 @@ class _Candidate:
 
 
 def _tma_candidate(dot: Operation, i: int, alloc: Operation, body: Block) -> Optional[_Candidate]:
-    """alloc(descriptor_load) or alloc(trans(descriptor_load)) of a kernel's TMA
-    descriptor, when the block's TMA layout (or its transpose) is one wgmma can read."""
+    """alloc(descriptor_load) or alloc(trans(descriptor_load)) of a TMA descriptor fixed
+    across the loop (a kernel's, or one made on the device before it), when the block's TMA layout (or its transpose) is one wgmma can read."""
     from .accelerate_matmul import tensor_core_kind
-    from ..tma import tma_block
+    from ..tma import fixed_tma_descriptor, tma_block
     src = alloc.operand(0).owner_op
     trans = None
     if src is not None and src.name == "tt.trans" and src.parent is body \
@@ -103,8 +103,7 @@ def _tma_candidate(dot: Operation, i: int, alloc: Operation, body: Block) -> Opt
             or len(src.results[0].uses) != 1:
         return None
     desc = src.operand(0)
-    if not isinstance(desc.type, T.TensorDescType) or desc.owner_op is not None \
-            or desc.block.parent_op is None or desc.block.parent_op.name != "tt.func":
+    if not fixed_tma_descriptor(desc, body.parent_op):
         return None
     tb = tma_block(desc.type.block)
     if tb is None or not tb.swizzle or len(tb.dims) != 2:

@@ -7,19 +7,20 @@ elementwise (arith/math/casts/fp8), memory (loads/stores/atomics), shape (make_r
 splat, broadcast, expand_dims, trans/reshape/join/split/cat), convert_layout, reduce, scan,
 control (scf), misc (program ids, print, assert, calls, gather, histogram, functions),
 shared_mem (local_alloc/load/store, memdesc views, async-proxy fences), tma (TMA copies,
-mbarriers, descriptor parameters), dot_wgmma
+mbarriers, descriptor parameters), tensormap (descriptors made on the device: their
+TMA map written into global scratch), dot_wgmma
 (warp_group_dot and its wait), dot_mma (tt.dot on mma.sync, and the tt.dot dispatch),
 dot_fma (tt.dot on the FMA units).
 The input must satisfy docs/ttgir-contract.md.
 """
 from __future__ import annotations
 
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from ....ir.core import Operation, module_body
 from . import context  # noqa: F401
 from . import elementwise, memory, shape, convert_layout, reduce, scan, control, misc  # noqa: F401
-from . import shared_mem, tma, dot_wgmma, dot_fma, dot_mma  # noqa: F401
+from . import shared_mem, tma, tensormap, dot_wgmma, dot_fma, dot_mma  # noqa: F401
 from .context import HANDLERS, LoweringError, ModuleContext
 
 __all__ = ["make_llir", "LoweringError", "HANDLERS", "shared_bytes"]
@@ -41,10 +42,11 @@ def shared_bytes(module: Operation) -> int:
     return best
 
 
-def make_llir(module: Operation, capability: int = 90,
-              line_info: bool = False) -> Tuple[str, Dict[str, int]]:
-    """`line_info=True` tags instructions with `!dbg` (see debug_info.py)."""
-    mctx = ModuleContext(module, capability, line_info)
+def make_llir(module: Operation, capability: int = 90, line_info: bool = False,
+              ptx_version: Optional[int] = None) -> Tuple[str, Dict[str, int]]:
+    """`line_info=True` tags instructions with `!dbg` (see debug_info.py); `ptx_version`:
+    the PTX ISA version the PTX will carry (a ptxas quirk depends on it)."""
+    mctx = ModuleContext(module, capability, line_info, ptx_version)
     funcs = [op for op in module_body(module) if op.name == "tt.func"]
     for f in funcs:
         mctx.funcs[f.attr("sym_name")] = f
@@ -60,6 +62,12 @@ def make_llir(module: Operation, capability: int = 90,
     info = {"shared": shared, "num_warps": mctx.num_warps}
     if meta and meta[0]:
         info["tensordesc_meta"] = meta[0]
+    scratch = module.attr("ttg.global_scratch_memory_size")
+    if scratch:
+        # upstream's metadata keys: the launcher allocates size × programs through
+        # triton.set_allocator's allocator and passes it as the last parameter
+        info["global_scratch_size"] = int(scratch)
+        info["global_scratch_align"] = int(module.attr("ttg.global_scratch_memory_alignment"))
     return text, info
 
 

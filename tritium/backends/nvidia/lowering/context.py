@@ -379,6 +379,8 @@ class FunctionContext:
         self.values: Dict[Value, LLVal] = {}
         self.num_warps = module_ctx.num_warps
         self._tid: Optional[str] = None
+        # ptr addrspace(1): this kernel's global scratch parameter, when it has one
+        self.global_scratch: Optional[str] = None
         self._lin_cache: Dict[tuple, str] = {}
         self._coord_cache: Dict[tuple, List[List[str]]] = {}
         self._ll_cache: Dict[tuple, LinearLayout] = {}
@@ -704,9 +706,12 @@ def _is_terminator(op: Operation) -> bool:
 
 # ------------------------------------------------------------------ module context
 class ModuleContext:
-    def __init__(self, module: Operation, capability: int = 90, line_info: bool = False):
+    def __init__(self, module: Operation, capability: int = 90, line_info: bool = False,
+                 ptx_version: Optional[int] = None):
         from ...line_info import LineInfo
         self.module = module
+        # The PTX ISA version ptxas will read (None: unknown, the newest's rules apply).
+        self.ptx_version = ptx_version
         self.line_info = LineInfo() if line_info else None
         self.capability = capability
         self.num_warps = int(module.attr("ttg.num-warps", 4) or 4)

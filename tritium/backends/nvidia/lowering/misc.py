@@ -13,6 +13,8 @@ from .control import flat_types, flatten, unflatten
 from .tma import TMA_PARAM_TYPE
 
 _AXES = "xyz"
+# The kernel's global scratch parameter (lowering/tensormap.py writes TMA maps there).
+GLOBAL_SCRATCH_PARAM = "%global_scratch"
 
 
 def _sreg(ctx: FunctionContext, name: str, axis: int) -> str:
@@ -346,6 +348,11 @@ def lower_function(mctx: ModuleContext, func: Operation) -> None:
         else:
             params.append(f"{lt} %arg{i}")
             ctx.values[a] = f"%arg{i}"
+    if kernel and mctx.module.attr("ttg.global_scratch_memory_size"):
+        # Global scratch (gpu/passes/global_scratch.py) comes last, after every parameter
+        # of the signature, as upstream's kernels take it.
+        params.append(f"ptr addrspace(1) {GLOBAL_SCRATCH_PARAM}")
+        ctx.global_scratch = GLOBAL_SCRATCH_PARAM
     term = ctx.lower_block(entry)
     ftype = func.attr("function_type")
     rtypes = list(ftype.results) if ftype is not None else []

@@ -5,7 +5,8 @@
 A descriptor kernel parameter is the host's 128-byte `CUtensorMap`, passed by value
 (`.param .align 64 .b8 [128]`) and marked `nvvm.grid_constant`, so its address is a
 generic pointer into the parameter space (`cvta.param`) that TMA instructions take, and
-no copy of it is made. One thread (tid 0) issues barrier inits, arrivals and copies; every
+no copy of it is made (a descriptor made on the device is the generic address of its map
+in global scratch, lowering/tensormap.py). One thread (tid 0) issues barrier inits, arrivals and copies; every
 thread waits on a barrier's phase. A block wider than the swizzle moves as several boxes
 side by side (gpu/tma.py): box j lands j * box-bytes further into the buffer, its
 innermost coordinate advanced by j * box-width.
@@ -70,8 +71,11 @@ def _wait_barrier(ctx: FunctionContext, op) -> None:
 
 
 def _tmap(ctx: FunctionContext, desc) -> str:
-    """i64 generic address of the descriptor's CUtensorMap."""
+    """i64 generic address of the descriptor's CUtensorMap: a parameter's, or the global
+    scratch slot a device-made descriptor's map was written to (lowering/tensormap.py)."""
     v = ctx.get(desc)
+    if desc.owner_op is not None:
+        return ctx.e.cast("ptrtoint", "ptr", v, "i64")
     return ctx.e.pro_once(("tmap", v), f"ptrtoint ptr {v} to i64", "tmap")
 
 
