@@ -227,7 +227,11 @@ def test_device_tma_persistent_matmul(allocator, M, N, K):
     k = _dpersistent[grid](a, b, c, M, N, K, BM=BM, BN=BN, BK=BK, NUM_SMS=grid[0],
                            num_warps=8, num_stages=3)
     assert "tensormap.cp_fenceproxy" in k.asm["ptx"]
-    assert allocator[-1][:2] == (3 * 128 * grid[0], 128)
+    # C's row stride N is provably 16-byte aligned only when the launch specialises N as
+    # a multiple of 16; otherwise its store stays on pointers and only A's and B's maps
+    # take scratch
+    maps = 3 if N % 16 == 0 else 2
+    assert allocator[-1][:2] == (maps * 128 * grid[0], 128)
     ref = (a.float() @ b.float().T).half()
     torch.testing.assert_close(c.float(), ref.float(), rtol=2e-2, atol=2e-2 * K ** 0.5)
 
