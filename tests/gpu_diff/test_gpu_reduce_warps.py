@@ -120,3 +120,24 @@ def test_many_warps(rng, case):
         assert_ref(gpu[0], x64.sum(axis), rtol=1e-5, atol=1e-4)
         assert_same(cpu[1], gpu[1])
         assert_ref(gpu[1], np.abs(x).max(axis))
+
+
+@triton.jit
+def scalar_reduce(x_ptr, o_ptr, N, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < N, other=0.0)
+    tl.store(o_ptr, tl.sum(x, axis=0))
+    tl.store(o_ptr + 1, tl.reduce(tl.where(offs < N, x, float("-inf")), 0, _nan_max))
+    tl.store(o_ptr + 2, tl.argmax(tl.where(offs < N, x, float("-inf")), 0).to(tl.float32))
+
+
+@pytest.mark.parametrize("nw", [8, 16, 32])
+def test_whole_block_to_scalar(rng, nw):
+    """A 1-D block reduced to one value: one output, K = num_warps partials."""
+    n = 3000
+    x = rng.standard_normal(n).astype(np.float32)
+    cpu, gpu = run_both(scalar_reduce, (1,), x, Out(3, np.float32), n, BLOCK=4096, num_warps=nw)
+    assert_same(cpu[0][:1], gpu[0][:1], kind="sum", n=n, scale=np.abs(x).sum())
+    assert_same(cpu[0][1:], gpu[0][1:])
+    assert_ref(gpu[0][0], x.astype(np.float64).sum(), rtol=1e-5, atol=1e-4)
+    assert_ref(gpu[0][1:], [x.max(), float(np.argmax(x))])

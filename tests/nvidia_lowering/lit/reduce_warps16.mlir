@@ -2,8 +2,8 @@
 // num_warps=16), with Inductor's NaN-propagating combine. After the in-thread fold and the
 // 5-step lane butterfly, the 16 per-warp partials of each row go through shared memory and
 // a 4-level shuffle tree (distances 1, 2, 4, 8) run by one warp's 32 lanes (2 rows x 16
-// partials), whose group leaders write the row maxima back; no thread folds 16 partials
-// serially (no ld.shared.v4 of partials).
+// partials; the other 15 warps branch past it), whose group leaders write the row maxima
+// back; no thread folds 16 partials serially (no ld.shared.v4 of partials).
 #blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 16], order = [1, 0]}>
 #rows = #ttg.slice<{dim = 1, parent = #blocked}>
 #cols = #ttg.slice<{dim = 0, parent = #blocked}>
@@ -38,6 +38,7 @@ module attributes {"ttg.num-warps" = 16 : i32, "ttg.threads-per-warp" = 32 : i32
 // LLIR: call void @llvm.nvvm.barrier0()
 // LLIR: store float
 // LLIR: call void @llvm.nvvm.barrier0()
+// LLIR-NEXT: br i1 %{{.*}}, label %red_tree{{[0-9]+}}, label %red_tree_done
 // LLIR-NOT: load <4 x float>
 // LLIR: load float, ptr addrspace(3)
 // LLIR: @llvm.nvvm.shfl.sync.bfly.i32(i32 -1, i32 %{{.*}}, i32 1, i32 31)
@@ -49,7 +50,8 @@ module attributes {"ttg.num-warps" = 16 : i32, "ttg.threads-per-warp" = 32 : i32
 // LLIR: red_st{{[0-9]+}}:
 // LLIR: store float
 // LLIR-NEXT: br label %red_done
-// LLIR: call void @llvm.nvvm.barrier0()
+// LLIR: red_tree_done{{[0-9]+}}:
+// LLIR-NEXT: call void @llvm.nvvm.barrier0()
 // LLIR-NOT: load <4 x float>
 // LLIR: load float, ptr addrspace(3) @global_smem,
 // LLIR: getelementptr i8, ptr addrspace(3) @global_smem, i32 64

@@ -209,8 +209,9 @@ def use_shuffle_tree(K: int, n_groups: int, n_slots: int, num_warps: int) -> boo
 
 def _shuffle_tree(ctx: FunctionContext, block, elts, offs, K: int, n_slots: int,
                   nthreads: int) -> None:
-    """Thread t takes slot t (+ nthreads per further round); groups of K slots are one
-    output's partials, in K consecutive lanes (K divides 32). Ascending butterfly distances
+    """Thread t takes slot t (+ nthreads per further round; threads past the last slot's
+    warp skip the fold); groups of K slots are one output's partials, in K consecutive
+    lanes (K divides 32). Ascending butterfly distances
     make the group's first lane fold its partials in warp order: (p0 p1)(p2 p3), then
     ((p0 p1)(p2 p3)), as the serial fold does for an associative combine."""
     e = ctx.e
@@ -218,12 +219,19 @@ def _shuffle_tree(ctx: FunctionContext, block, elts, offs, K: int, n_slots: int,
     nops = len(elts)
     sub = e.pro(f"and i32 {tid}, {K - 1}", "m")
     lead = e.pro(f"icmp eq i32 {sub}, 0", "p")
+    skip = None
     if n_slots < nthreads:
-        # fewer slots than threads: the extra threads re-read valid slots (shuffles need
-        # the whole warp) and do not write back
-        slots = [e.pro(f"and i32 {tid}, {n_slots - 1}", "m")]
-        inr = e.pro(f"icmp ult i32 {tid}, {n_slots}", "p")
-        lead = e.pro(f"and i1 {lead}, {inr}", "p")
+        # Fewer slots than threads: only the first max(32, n_slots) threads (whole warps,
+        # so the branch is warp-uniform and the shuffles see full warps) fold; below 32
+        # slots the rest of warp 0 re-reads valid slots and does not write back.
+        slots = [e.pro(f"and i32 {tid}, {n_slots - 1}", "m") if n_slots < 32 else tid]
+        if n_slots < 32:
+            inr = e.pro(f"icmp ult i32 {tid}, {n_slots}", "p")
+            lead = e.pro(f"and i1 {lead}, {inr}", "p")
+        active = e.pro(f"icmp ult i32 {tid}, {max(32, n_slots)}", "p")
+        body, skip = e.new_label("red_tree"), e.new_label("red_tree_done")
+        e.cond_br(active, body, skip)
+        e.start_block(body)
     else:
         slots = [tid] + [e.pro(f"add nuw nsw i32 {tid}, {r * nthreads}", "m")
                          for r in range(1, n_slots // nthreads)]
@@ -241,6 +249,9 @@ def _shuffle_tree(ctx: FunctionContext, block, elts, offs, K: int, n_slots: int,
             _smem_store(ctx, elts[k], offs[k], slot, ctx.to_storage(elts[k], cur[k])[1])
         e.br(done)
         e.start_block(done)
+    if skip is not None:
+        e.br(skip)
+        e.start_block(skip)
 
 
 def _smem_store(ctx: FunctionContext, elt, byte_base: int, idx: str, v: str) -> None:
