@@ -57,3 +57,35 @@ def test_tree_replaces_serial_chain(monkeypatch):
     assert _count(tree, "ld.shared.v4.b32") == 0
     assert _count(serial, "ld.shared.v4.b32") == 2 * 4
     assert _count(tree, "bar.sync") == _count(serial, "bar.sync") + 1
+
+
+def _variant(kind: str) -> str:
+    """lit/reduce_warps16.mlir with its load, reduce and store in a loop, or in a device
+    function (which a kernel may call several times)."""
+    src = (LIT / "reduce_warps16.mlir").read_text()
+    src = src[:src.index("// LLIR")]
+    if kind == "loop":
+        src = src.replace("%out: !tt.ptr<f32> {tt.divisibility = 16 : i32})",
+                          "%out: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32)")
+        src = src.replace("    %x = tt.load", "    %c0 = arith.constant 0 : i32\n"
+                          "    %c1 = arith.constant 1 : i32\n"
+                          "    scf.for %i = %c0 to %n step %c1 : i32 {\n    %x = tt.load")
+        src = src.replace("    tt.return", "    }\n    tt.return")
+    else:
+        src = src.replace("tt.func public @rowmax(", "tt.func private @rowmax(")
+    return src
+
+
+@pytest.mark.parametrize("kind", ["loop", "device_function"])
+def test_barrier_before_partials_kept(kind):
+    """The first reduction of a kernel stores its partials without a barrier before them
+    (lit/reduce_warps16.mlir); in a loop, or in a function that may run again, the previous
+    run's readers must be done first."""
+    llir, _ = make_llir(parse_module(_variant(kind)))
+    body = llir[llir.index("define "):]
+    first_barrier = body.index("@llvm.nvvm.barrier0()")
+    first_partial = body.index("store float")
+    assert first_barrier < first_partial
+    llir0, _ = make_llir(parse_module((LIT / "reduce_warps16.mlir").read_text()))
+    body0 = llir0[llir0.index("define "):]
+    assert body0.index("store float") < body0.index("@llvm.nvvm.barrier0()")

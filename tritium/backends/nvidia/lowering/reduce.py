@@ -4,9 +4,9 @@ The operand layout's bases are classified (tritium.gpu.scratch.reduce_geometry):
 lane and warp bits that step along the axis are reduced, duplicate (free) bits are skipped.
 1. each thread folds its registers that share the non-axis coordinate, in axis order;
 2. a butterfly `shfl.sync.bfly` per lane bit along the axis;
-3. with warps along the axis: bar.sync, every warp stores its partials at
-   [output element][warp index along the axis] of the scratch at `allocation.offset`,
-   bar.sync, then either every thread loads the K partials of its outputs (vector loads)
+3. with warps along the axis: bar.sync (unless nothing before used shared memory), every
+   warp stores its partials at [output element][warp index along the axis] of the scratch
+   at `allocation.offset`, bar.sync, then either every thread loads the K partials of its outputs (vector loads)
    and folds them in warp order (few partials), or the slots are spread one per thread,
    a shfl.sync.bfly tree folds each output's K partials, its first lane writes the result
    back, bar.sync, and every thread loads its outputs (many partials; `use_shuffle_tree`).
@@ -21,6 +21,7 @@ from ....gpu.scratch import align16, reduce_geometry
 from ....ir import types as T
 from .context import (LANE, REG, WARP, FunctionContext, LoweringError, combine_ops, elem_type,
                       lowers, storage_bits)
+from .misc import _is_kernel
 
 
 def _proj_lin(basis, axis: int, shape) -> int:
@@ -155,7 +156,8 @@ def _cross_warp(ctx: FunctionContext, op, g, ll, axis: int, shape, groups, acc, 
         reg_lin = _proj_lin(list(ll.apply({REG: key_regs[0]}).values()), axis, shape) << kbits
         return ctx.combine_const(hw, reg_lin)
 
-    ctx.barrier()
+    if not _first_shared_access(ctx, op):
+        ctx.barrier()  # earlier readers of this scratch are done before it is overwritten
     for key, regs in groups.items():
         idx = slot_of(regs, (hw_w, mask_w))
         for k in range(nops):
@@ -189,6 +191,38 @@ def _cross_warp(ctx: FunctionContext, op, g, ll, axis: int, shape, groups, acc, 
         for j in range(1, K):
             cur = combine_ops(ctx, block, cur, [parts[k][j] for k in range(nops)])
         acc[key] = cur
+
+
+_LOOPS = ("scf.for", "scf.while")
+_SHARED_USERS = ("tt.call", "tt.elementwise_inline_asm")
+
+
+def _first_shared_access(ctx: FunctionContext, op) -> bool:
+    """Whether no thread of the CTA can have touched shared memory before `op`: it is in
+    the kernel itself (a device function may run several times) and in no loop, and no op
+    before it, or before an op enclosing it, uses shared memory (scratch, buffers, calls,
+    inline asm). Its writes then need no barrier before them, as upstream's membar analysis
+    finds for a kernel's first reduction."""
+    if not _is_kernel(ctx.func):
+        return False
+    cur = op
+    while cur is not ctx.func:
+        parent = cur.parent_op
+        if parent is None or parent.name in _LOOPS:
+            return False
+        prev = cur.prev
+        while prev is not None:
+            if any(_may_use_shared(o) for o in prev.walk()):
+                return False
+            prev = prev.prev
+        cur = parent
+    return True
+
+
+def _may_use_shared(o) -> bool:
+    if o.attr("allocation.offset") is not None or o.name in _SHARED_USERS:
+        return True
+    return any(isinstance(v.type, T.MemDescType) for v in list(o.operands) + list(o.results))
 
 
 def use_shuffle_tree(K: int, n_groups: int, n_slots: int, num_warps: int) -> bool:
