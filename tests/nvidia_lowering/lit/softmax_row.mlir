@@ -1,5 +1,6 @@
 // Row softmax: in-thread fold, a 5-step shfl.sync.bfly butterfly, then the 4 warps combine
-// through shared memory (bar.sync, st.shared, bar.sync, one ld.shared.v4).
+// through shared memory (st.shared, bar.sync, one ld.shared.v4). The first reduction needs
+// no barrier before its stores (nothing used shared memory yet); the second one does.
 #blocked = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32} {
   tt.func public @softmax(%out: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %in: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
@@ -30,15 +31,20 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32}
 }
 // LLIR: @global_smem = external addrspace(3) global [0 x i8], align 16
 // LLIR: call i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 -1, i32 %{{.*}}, i32 16, i32 31)
-// LLIR: call void @llvm.nvvm.barrier0()
+// LLIR-NOT: barrier0
 // LLIR: store float
+// LLIR: call void @llvm.nvvm.barrier0()
 // LLIR: load <4 x float>, ptr addrspace(3) @global_smem, align 16
 // PTX: max.f32
 // PTX-COUNT-5: shfl.sync.bfly.b32
-// PTX: bar.sync 0;
+// PTX-NOT: bar.sync
 // PTX: st.shared.b32
 // PTX: bar.sync 0;
 // PTX: ld.shared.v4.b32
 // PTX: ex2.approx.f32
 // PTX-COUNT-5: shfl.sync.bfly.b32
+// PTX: bar.sync 0;
+// PTX: st.shared.b32
+// PTX: bar.sync 0;
+// PTX: ld.shared.v4.b32
 // PTX: div.full.f32

@@ -2,9 +2,10 @@
 
 Vector width of an access = min(registers of the layout that are consecutive along its
 fastest dim, pointer contiguity and alignment from axis info, mask constancy, 128 bits).
-As upstream, a load is `@p ld.global[.cop][.L1::evict_*].v4.b32 {...}, [ptr + 0];` with the
-`other` values moved into the destination registers first (`@!p mov.b32`), and a store is
-`@p st.global...v4.b32 [ptr + 0], {...};`. Elements held by several threads (broadcast
+As upstream, a load is `@p ld.global[.cop][.L1::evict_*.L2::cache_hint].v4.b32 {...},
+[ptr + 0][, policy];` with the `other` values moved into the destination registers first
+(`@!p mov.b32`), and a store is `@p st.global...v4.b32 [ptr + 0], {...}[, policy];` (policy:
+one `createpolicy.fractional.L2::evict_*` per function for an eviction policy). Elements held by several threads (broadcast
 layouts) are stored and updated atomically by one owner only.
 """
 from __future__ import annotations
@@ -353,16 +354,25 @@ def _unpack_word(ctx, elt: T.Type, word: str, width: int, n: int) -> List[str]:
     return [ctx.from_storage(elt, x) for x in e.split_vector(st, vec, n)]
 
 
-def _qualifiers(op: Operation, store: bool) -> str:
+def _qualifiers(ctx: FunctionContext, op: Operation, store: bool) -> Tuple[str, Optional[str]]:
+    """(PTX qualifiers, L2 cache-policy register or None). An eviction policy sets the L1
+    priority and, from sm_80, an L2 priority too: a `createpolicy.fractional` register
+    (made once per function, in the entry block) passed with `.L2::cache_hint`, as
+    upstream; `evict_last` is what keeps Inductor's re-read rows in L2."""
     q = ""
     cache = _CACHE_NAMES.get(int(op.attr("cache", 1) or 1), "")
     evict = _EVICT_NAMES.get(int(op.attr("evict", 1) or 1), "")
     valid = (".wb", ".cg", ".cs", ".wt") if store else (".ca", ".cg", ".cs", ".cv", ".lu")
+    policy = None
     if evict:
         q += f".L1::{evict}"
+        if ctx.mod.capability >= 80:
+            q += ".L2::cache_hint"
+            policy = ctx.e.pro_once(("l2_policy", evict), f'call i64 asm "createpolicy.'
+                                    f'fractional.L2::{evict}.b64 $0, 1.0;", "=l"()', "pol")
     elif cache in valid:
         q += cache
-    return q
+    return q, policy
 
 
 # ================================================================== tt.load
@@ -384,7 +394,7 @@ def _load(ctx: FunctionContext, op: Operation) -> None:
     canon = ctx.canonical(ctx.ll(res.type)) if tensor else [0]
     width, nwords, per_word = _word_layout(bits, vec)
     volatile = bool(op.attr("isVolatile", False))
-    qual = "" if volatile else _qualifiers(op, store=False)
+    qual, policy = ("", None) if volatile else _qualifiers(ctx, op, store=False)
     space = "ld.volatile.global" if volatile else "ld.global"
     vsuffix = f".v{nwords}" if nwords > 1 else ""
     out: List[Optional[str]] = [None] * n
@@ -408,6 +418,12 @@ def _load(ctx: FunctionContext, op: Operation) -> None:
         args.append((ltype(ptr.type), ptrs[r0]))
         addr = f"${k}"
         k += 1
+        policy_arg = ""
+        if policy is not None:
+            cons.append("l")
+            args.append(("i64", policy))
+            policy_arg = f", ${k}"
+            k += 1
         if pred is not None:
             for w in range(nwords):
                 if others is not None:
@@ -421,7 +437,7 @@ def _load(ctx: FunctionContext, op: Operation) -> None:
         dests = ", ".join(f"${w}" for w in range(nwords))
         if nwords > 1:
             dests = "{ " + dests + " }"
-        lines.append(f"{'@' + pred + ' ' if pred else ''}{space}{qual}{vsuffix}.b{width} {dests}, [ {addr} + 0 ];")
+        lines.append(f"{'@' + pred + ' ' if pred else ''}{space}{qual}{vsuffix}.b{width} {dests}, [ {addr} + 0 ]{policy_arg};")
         ret = wt if nwords == 1 else "{ " + ", ".join([wt] * nwords) + " }"
         r = e.asm(ret, "\n\t".join(lines), ",".join(cons), args, side_effects=volatile, hint="ld")
         words = [r] if nwords == 1 else [e.extract(ret, r, w) for w in range(nwords)]
@@ -463,7 +479,7 @@ def _store(ctx: FunctionContext, op: Operation) -> None:
         # A scalar is the same in every thread: one thread writes it (as upstream).
         owner, canon = ctx.e.pro(f"icmp eq i32 {ctx.tid()}, 0", "t0"), [0]
     width, nwords, per_word = _word_layout(bits, vec)
-    qual = _qualifiers(op, store=True)
+    qual, policy = _qualifiers(ctx, op, store=True)
     vsuffix = f".v{nwords}" if nwords > 1 else ""
     c = _CONSTRAINT[width]
     wt = f"i{width}"
@@ -494,6 +510,10 @@ def _store(ctx: FunctionContext, op: Operation) -> None:
         src = ", ".join(srcs)
         if nwords > 1:
             src = "{ " + src + " }"
+        if policy is not None:
+            cons.append("l")
+            args.append(("i64", policy))
+            src += f", ${k}"
         e.asm("void", f"{ptxt}st.global{qual}{vsuffix}.b{width} [ {addr} + 0 ], {src};",
               ",".join(cons), args, side_effects=True)
 

@@ -4,10 +4,12 @@ The operand layout's bases are classified (tritium.gpu.scratch.reduce_geometry):
 lane and warp bits that step along the axis are reduced, duplicate (free) bits are skipped.
 1. each thread folds its registers that share the non-axis coordinate, in axis order;
 2. a butterfly `shfl.sync.bfly` per lane bit along the axis;
-3. with warps along the axis: bar.sync, every warp stores its partials at
-   [output element][warp index along the axis] of the scratch at `allocation.offset`,
-   bar.sync, and every thread loads the K partials of its outputs (one vector load) and
-   folds them in warp order.
+3. with warps along the axis: bar.sync (unless nothing before used shared memory), every
+   warp stores its partials at [output element][warp index along the axis] of the scratch
+   at `allocation.offset`, bar.sync, then either every thread loads the K partials of its outputs (vector loads)
+   and folds them in warp order (few partials), or the slots are spread one per thread,
+   a shfl.sync.bfly tree folds each output's K partials, its first lane writes the result
+   back, bar.sync, and every thread loads its outputs (many partials; `use_shuffle_tree`).
 The combine region is inlined at each step with the ordinary op lowerings.
 """
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ....gpu.scratch import align16, reduce_geometry
 from ....ir import types as T
 from .context import (LANE, REG, WARP, FunctionContext, LoweringError, combine_ops, elem_type,
                       lowers, storage_bits)
+from .misc import _is_kernel
 
 
 def _proj_lin(basis, axis: int, shape) -> int:
@@ -79,67 +82,7 @@ def _reduce(ctx: FunctionContext, op) -> None:
 
     # 3. across warps through shared memory
     if g.warp_axis:
-        e = ctx.e
-        kbits = len(g.warp_axis)
-        K = 1 << kbits
-        base = ctx.smem_base(op)
-        n_elems = g.scratch_elems()
-        offs = []
-        o = base
-        for k in range(nops):
-            offs.append(o)
-            o += align16(n_elems * storage_bits(elts[k]) // 8)
-        widx = {w: t for t, w in enumerate(g.warp_axis)}
-
-        def write_fn(dim, i, b):
-            v = _proj_lin(b, axis, shape) << kbits
-            if dim == WARP and i in widx:
-                v |= 1 << widx[i]
-            return v
-
-        def read_fn(dim, i, b):
-            return _proj_lin(b, axis, shape) << kbits
-
-        hw_w = ctx.linear_tid(_lin_tid_bases(ll, write_fn))
-        hw_r = ctx.linear_tid(_lin_tid_bases(ll, read_fn))
-        mask_w = 0
-        for x in _lin_tid_bases(ll, write_fn):
-            mask_w |= x
-        mask_r = 0
-        for x in _lin_tid_bases(ll, read_fn):
-            mask_r |= x
-        ctx.barrier()
-        for key, regs in groups.items():
-            reg_lin = _proj_lin(list(ll.apply({REG: regs[0]}).values()), axis, shape) << kbits
-            idx = ctx.combine_const((hw_w, mask_w), reg_lin)
-            for k in range(nops):
-                st = ctx.storage_type(elts[k])
-                nb = storage_bits(elts[k]) // 8
-                p = _smem_elem_ptr(ctx, offs[k], idx, nb)
-                v = ctx.to_storage(elts[k], acc[key][k])[1]
-                e.emit(f"store {st} {v}, ptr addrspace(3) {p}, align {nb}")
-        ctx.barrier()
-        for key, regs in groups.items():
-            reg_lin = _proj_lin(list(ll.apply({REG: regs[0]}).values()), axis, shape) << kbits
-            idx = ctx.combine_const((hw_r, mask_r), reg_lin)
-            parts: List[List[str]] = [[] for _ in range(nops)]
-            for k in range(nops):
-                st = ctx.storage_type(elts[k])
-                nb = storage_bits(elts[k]) // 8
-                chunk = max(1, min(K, 16 // nb))
-                for j0 in range(0, K, chunk):
-                    p = _smem_elem_ptr(ctx, offs[k] + j0 * nb, idx, nb)
-                    if chunk == 1:
-                        xs = [e.inst(f"load {st}, ptr addrspace(3) {p}, align {nb}", "ld")]
-                    else:
-                        vt = f"<{chunk} x {st}>"
-                        x = e.inst(f"load {vt}, ptr addrspace(3) {p}, align {chunk * nb}", "ld")
-                        xs = e.split_vector(st, x, chunk)
-                    parts[k].extend(ctx.from_storage(elts[k], x) for x in xs)
-            cur = [parts[k][0] for k in range(nops)]
-            for j in range(1, K):
-                cur = combine_ops(ctx, block, cur, [parts[k][j] for k in range(nops)])
-            acc[key] = cur
+        _cross_warp(ctx, op, g, ll, axis, shape, groups, acc, elts, block)
 
     # 4. results in the slice layout
     res_t = op.results[0].type
@@ -160,6 +103,203 @@ def _reduce(ctx: FunctionContext, op) -> None:
             outs[k].append(acc[key][k])
     for k, r in enumerate(op.results):
         ctx.set(r, outs[k])
+
+
+def _cross_warp(ctx: FunctionContext, op, g, ll, axis: int, shape, groups, acc, elts,
+                block) -> None:
+    """Stage 3: combine the K = 2^len(warp_axis) per-warp partials of every output.
+
+    Every warp stores its partials at slot [output element][warp index along the axis]
+    (n_slots = outputs * K, row-major over the non-axis dims), then either
+    * serial: every thread loads the K partials of each of its outputs (vector loads) and
+      folds them in warp order — cheapest for few partials, as no warp waits on another; or
+    * tree: the slots are spread over the CTA's threads, one per thread per round, so the K
+      partials of an output sit in K consecutive lanes of one warp; a shfl.sync.bfly tree
+      of log2(K) levels combines them, the first lane of each group writes the result back
+      to the group's first slot, and after a barrier every thread loads its outputs from
+      there. Only n_slots/32 warps do the combining, instead of every warp repeating all
+      K-1 combines of every output it holds."""
+    e = ctx.e
+    nops = len(elts)
+    kbits = len(g.warp_axis)
+    K = 1 << kbits
+    base = ctx.smem_base(op)
+    n_slots = g.scratch_elems()
+    offs = []
+    o = base
+    for k in range(nops):
+        offs.append(o)
+        o += align16(n_slots * storage_bits(elts[k]) // 8)
+    widx = {w: t for t, w in enumerate(g.warp_axis)}
+
+    def write_fn(dim, i, b):
+        v = _proj_lin(b, axis, shape) << kbits
+        if dim == WARP and i in widx:
+            v |= 1 << widx[i]
+        return v
+
+    def read_fn(dim, i, b):
+        return _proj_lin(b, axis, shape) << kbits
+
+    def mask_of(bases):
+        m = 0
+        for x in bases:
+            m |= x
+        return m
+
+    w_bases = _lin_tid_bases(ll, write_fn)
+    r_bases = _lin_tid_bases(ll, read_fn)
+    hw_w, mask_w = ctx.linear_tid(w_bases), mask_of(w_bases)
+    hw_r, mask_r = ctx.linear_tid(r_bases), mask_of(r_bases)
+
+    def slot_of(key_regs, hw):
+        reg_lin = _proj_lin(list(ll.apply({REG: key_regs[0]}).values()), axis, shape) << kbits
+        return ctx.combine_const(hw, reg_lin)
+
+    if not _first_shared_access(ctx, op):
+        ctx.barrier()  # earlier readers of this scratch are done before it is overwritten
+    for key, regs in groups.items():
+        idx = slot_of(regs, (hw_w, mask_w))
+        for k in range(nops):
+            _smem_store(ctx, elts[k], offs[k], idx, ctx.to_storage(elts[k], acc[key][k])[1])
+    ctx.barrier()
+    nthreads = 32 * max(1, ctx.num_warps)
+    if use_shuffle_tree(K, len(groups), n_slots, ctx.num_warps):
+        _shuffle_tree(ctx, block, elts, offs, K, n_slots, nthreads)
+        ctx.barrier()
+        for key, regs in groups.items():
+            idx = slot_of(regs, (hw_r, mask_r))
+            acc[key] = [_smem_load(ctx, elts[k], offs[k], idx) for k in range(nops)]
+        return
+    for key, regs in groups.items():
+        idx = slot_of(regs, (hw_r, mask_r))
+        parts: List[List[str]] = [[] for _ in range(nops)]
+        for k in range(nops):
+            st = ctx.storage_type(elts[k])
+            nb = storage_bits(elts[k]) // 8
+            chunk = max(1, min(K, 16 // nb))
+            for j0 in range(0, K, chunk):
+                p = _smem_elem_ptr(ctx, offs[k] + j0 * nb, idx, nb)
+                if chunk == 1:
+                    xs = [e.inst(f"load {st}, ptr addrspace(3) {p}, align {nb}", "ld")]
+                else:
+                    vt = f"<{chunk} x {st}>"
+                    x = e.inst(f"load {vt}, ptr addrspace(3) {p}, align {chunk * nb}", "ld")
+                    xs = e.split_vector(st, x, chunk)
+                parts[k].extend(ctx.from_storage(elts[k], x) for x in xs)
+        cur = [parts[k][0] for k in range(nops)]
+        for j in range(1, K):
+            cur = combine_ops(ctx, block, cur, [parts[k][j] for k in range(nops)])
+        acc[key] = cur
+
+
+_LOOPS = ("scf.for", "scf.while")
+_SHARED_USERS = ("tt.call", "tt.elementwise_inline_asm")
+
+
+def _first_shared_access(ctx: FunctionContext, op) -> bool:
+    """Whether no thread of the CTA can have touched shared memory before `op`: it is in
+    the kernel itself (a device function may run several times) and in no loop, and no op
+    before it, or before an op enclosing it, uses shared memory (scratch, buffers, calls,
+    inline asm). Its writes then need no barrier before them, as upstream's membar analysis
+    finds for a kernel's first reduction."""
+    if not _is_kernel(ctx.func):
+        return False
+    cur = op
+    while cur is not ctx.func:
+        parent = cur.parent_op
+        if parent is None or parent.name in _LOOPS:
+            return False
+        prev = cur.prev
+        while prev is not None:
+            if any(_may_use_shared(o) for o in prev.walk()):
+                return False
+            prev = prev.prev
+        cur = parent
+    return True
+
+
+def _may_use_shared(o) -> bool:
+    if o.attr("allocation.offset") is not None or o.name in _SHARED_USERS:
+        return True
+    return any(isinstance(v.type, T.MemDescType) for v in list(o.operands) + list(o.results))
+
+
+def use_shuffle_tree(K: int, n_groups: int, n_slots: int, num_warps: int) -> bool:
+    """Whether the shuffle tree beats the serial fold, counted in warp instructions per CTA
+    (an SM runs several CTAs, so issue slots are what the redundant folds cost).
+    Serial: every warp folds K-1 partials for each of its n_groups outputs. Tree: n_slots/32
+    warp-rounds of log2(K) shuffle + combine levels, plus per warp a store, a barrier and
+    one load per output. 16 warps, 2 rows (Inductor's softmax): 480 vs 104 — tree;
+    4 warps, one output: 12 vs 24 — serial."""
+    nthreads = 32 * num_warps
+    if K < 4 or K > 32 or n_slots & (n_slots - 1) or nthreads & (nthreads - 1):
+        return False
+    levels = K.bit_length() - 1
+    serial = num_warps * n_groups * (K - 1)
+    tree = max(1, n_slots // 32) * 2 * levels + num_warps * (n_groups + 4)
+    return tree < serial
+
+
+def _shuffle_tree(ctx: FunctionContext, block, elts, offs, K: int, n_slots: int,
+                  nthreads: int) -> None:
+    """Thread t takes slot t (+ nthreads per further round; threads past the last slot's
+    warp skip the fold); groups of K slots are one output's partials, in K consecutive
+    lanes (K divides 32). Ascending butterfly distances
+    make the group's first lane fold its partials in warp order: (p0 p1)(p2 p3), then
+    ((p0 p1)(p2 p3)), as the serial fold does for an associative combine."""
+    e = ctx.e
+    tid = ctx.tid()
+    nops = len(elts)
+    sub = e.pro(f"and i32 {tid}, {K - 1}", "m")
+    lead = e.pro(f"icmp eq i32 {sub}, 0", "p")
+    skip = None
+    if n_slots < nthreads:
+        # Fewer slots than threads: only the first max(32, n_slots) threads (whole warps,
+        # so the branch is warp-uniform and the shuffles see full warps) fold; below 32
+        # slots the rest of warp 0 re-reads valid slots and does not write back.
+        slots = [e.pro(f"and i32 {tid}, {n_slots - 1}", "m") if n_slots < 32 else tid]
+        if n_slots < 32:
+            inr = e.pro(f"icmp ult i32 {tid}, {n_slots}", "p")
+            lead = e.pro(f"and i1 {lead}, {inr}", "p")
+        active = e.pro(f"icmp ult i32 {tid}, {max(32, n_slots)}", "p")
+        body, skip = e.new_label("red_tree"), e.new_label("red_tree_done")
+        e.cond_br(active, body, skip)
+        e.start_block(body)
+    else:
+        slots = [tid] + [e.pro(f"add nuw nsw i32 {tid}, {r * nthreads}", "m")
+                         for r in range(1, n_slots // nthreads)]
+    for slot in slots:
+        cur = [_smem_load(ctx, elts[k], offs[k], slot) for k in range(nops)]
+        d = 1
+        while d < K:
+            got = [ctx.shfl("bfly", elts[k], cur[k], str(d)) for k in range(nops)]
+            cur = combine_ops(ctx, block, cur, got)
+            d <<= 1
+        then, done = e.new_label("red_st"), e.new_label("red_done")
+        e.cond_br(lead, then, done)
+        e.start_block(then)
+        for k in range(nops):
+            _smem_store(ctx, elts[k], offs[k], slot, ctx.to_storage(elts[k], cur[k])[1])
+        e.br(done)
+        e.start_block(done)
+    if skip is not None:
+        e.br(skip)
+        e.start_block(skip)
+
+
+def _smem_store(ctx: FunctionContext, elt, byte_base: int, idx: str, v: str) -> None:
+    st = ctx.storage_type(elt)
+    nb = storage_bits(elt) // 8
+    p = _smem_elem_ptr(ctx, byte_base, idx, nb)
+    ctx.e.emit(f"store {st} {v}, ptr addrspace(3) {p}, align {nb}")
+
+
+def _smem_load(ctx: FunctionContext, elt, byte_base: int, idx: str) -> str:
+    st = ctx.storage_type(elt)
+    nb = storage_bits(elt) // 8
+    p = _smem_elem_ptr(ctx, byte_base, idx, nb)
+    return ctx.from_storage(elt, ctx.e.inst(f"load {st}, ptr addrspace(3) {p}, align {nb}", "ld"))
 
 
 def _check_same_threads(src_ll, res_ll, axis: int) -> None:
