@@ -15,6 +15,12 @@ from harness import Out, assert_ref, assert_same, run_both
 pytestmark = pytest.mark.gpu
 
 
+@pytest.fixture(autouse=True)
+def _shuffle_tree_on(monkeypatch):
+    """The tree is off by default until it has run on a GPU (reduce.shuffle_tree_enabled)."""
+    monkeypatch.setenv("TRITIUM_REDUCE_SHUFFLE_TREE", "1")
+
+
 @triton.jit
 def _nan_max(a, b):
     # Inductor's maximum: a NaN operand wins

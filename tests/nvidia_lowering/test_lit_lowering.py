@@ -25,8 +25,10 @@ def filecheck(check_file: Path, prefix: str, text: str) -> None:
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_lit(path):
+def test_lit(path, monkeypatch):
     src = path.read_text()
+    for key, value in re.findall(r"^//\s*ENV:\s*(\w+)=(\S*)", src, re.M):
+        monkeypatch.setenv(key, value)  # a lowering flavour the file is written for
     llir, meta = make_llir(parse_module(src))
     if re.search(r"^//\s*LLIR(-\w+)?:", src, re.M):
         filecheck(path, "LLIR", llir)

@@ -12,6 +12,12 @@ from tritium.backends.nvidia.lowering import make_llir
 from tritium.backends.nvidia.lowering import reduce as red
 from tritium.ir.parser import parse_module
 
+
+@pytest.fixture(autouse=True)
+def _shuffle_tree_on(monkeypatch):
+    """The tree is off by default until it has run on a GPU (reduce.shuffle_tree_enabled)."""
+    monkeypatch.setenv("TRITIUM_REDUCE_SHUFFLE_TREE", "1")
+
 LIT = Path(__file__).with_name("lit")
 
 
@@ -89,3 +95,13 @@ def test_barrier_before_partials_kept(kind):
     llir0, _ = make_llir(parse_module((LIT / "reduce_warps16.mlir").read_text()))
     body0 = llir0[llir0.index("define "):]
     assert body0.index("store float") < body0.index("@llvm.nvvm.barrier0()")
+
+
+def test_tree_off_by_default_and_in_the_backend_hash(monkeypatch):
+    from tritium.backends.compiler import GPUTarget
+    from tritium.backends.nvidia.backend import CUDABackend
+    backend = CUDABackend(GPUTarget("cuda", 90, 32))
+    on = backend.hash()
+    monkeypatch.delenv("TRITIUM_REDUCE_SHUFFLE_TREE")
+    assert not red.shuffle_tree_enabled()
+    assert backend.hash() != on

@@ -1,3 +1,4 @@
+// ENV: TRITIUM_REDUCE_SHUFFLE_TREE=1
 // Row max of a [2, 2048] tile over 16 warps (Inductor's softmax: XBLOCK=2, R0_BLOCK=2048,
 // num_warps=16), with Inductor's NaN-propagating combine. After the in-thread fold and the
 // 5-step lane butterfly, the 16 per-warp partials of each row go through shared memory and

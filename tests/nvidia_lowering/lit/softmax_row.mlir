@@ -1,3 +1,4 @@
+// ENV: TRITIUM_REDUCE_SHUFFLE_TREE=1
 // Row softmax: in-thread fold, a 5-step shfl.sync.bfly butterfly, then the 4 warps combine
 // through shared memory (st.shared, bar.sync, one ld.shared.v4). The first reduction needs
 // no barrier before its stores (nothing used shared memory yet); the second one does.

@@ -95,7 +95,9 @@ class CUDABackend(BaseBackend):
             ptxas = tool_version(find_ptxas())
         except FileNotFoundError:  # a TRITON_PTXAS_PATH that is not there
             ptxas = None
-        return f"sm{self.capability}-ptxas{ptxas}-llvmlite{_llvmlite_version()}"
+        from .lowering.reduce import shuffle_tree_enabled
+        tree = "-rtree" if shuffle_tree_enabled() else ""
+        return f"sm{self.capability}-ptxas{ptxas}-llvmlite{_llvmlite_version()}{tree}"
 
     def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:
         # Late-bound (`self.make_*`), so a stage can be swapped on the class or instance.
