@@ -18,6 +18,8 @@ Every region starts 16-byte aligned; several operands are laid out one after ano
 """
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from math import prod
 from typing import List, Sequence, Tuple
@@ -81,9 +83,12 @@ def _usable(sp: SharedPlan) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=4096)
 def conversion_plan(src: LinearLayout, dst: LinearLayout, bits: int) -> ConversionPlan:
     """convert.py's plan, with non-affine shuffle schedules moved to shared memory and a
-    plain row-major scratch layout where the swizzled one is not a bijection."""
+    plain row-major scratch layout where the swizzled one is not a bijection. Memoised:
+    layout-conversion removal costs the same pairs again and again, and the lowering and
+    the shared-memory allocation ask for them once more (plans are frozen)."""
     plan = plan_conversion(src, dst, bits)
     if plan.kind == "shuffle":
         s = plan.shuffle
