@@ -127,3 +127,22 @@ def test_supported_references_are_keyed(rng):
     x = np.zeros(2 ** n, np.int32)
     kernel[(1,)](x, 2 ** n)
     assert (x == n).all()
+
+
+def test_every_language_function_has_a_cache_key():
+    """The language's own `@jit` and constexpr functions reference nothing `cache_key`
+    refuses (a kernel importing one by name hashes it: `target_info`'s helpers once did)."""
+    import importlib
+    import pkgutil
+
+    from tritium.frontend.jit import JITFunction
+    from tritium.language.builtins import ConstexprFunction
+    checked = {}
+    for info in pkgutil.walk_packages(tl.__path__, "tritium.language."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if isinstance(value, (JITFunction, ConstexprFunction)):
+                checked[id(value)] = (f"{info.name}.{name}", value)
+    assert len(checked) > 40
+    for name, fn in checked.values():
+        assert len(fn.cache_key) == 64, name
