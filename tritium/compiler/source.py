@@ -33,6 +33,19 @@ def _path(k):
     return k if isinstance(k, tuple) else (k,)
 
 
+def replace_callables(obj):
+    """A specialisation with every `@jit`/constexpr function in it replaced by its
+    `cache_key` (upstream's `compute_cache_key`), so keys change when one's source does."""
+    if isinstance(obj, (list, tuple)):
+        parts = [replace_callables(x) for x in obj]
+        if hasattr(obj, "_fields"):
+            return type(obj)(*parts)
+        return parts if isinstance(obj, list) else tuple(parts)
+    if hasattr(obj, "cache_key") and hasattr(obj, "src") and hasattr(obj, "fn"):
+        return obj.cache_key
+    return obj
+
+
 def _spec_paths(spec, path, constants, attrs):
     """Upstream's path-keyed constexprs and attributes of one (type, key) specialisation
     (nested for a tuple argument)."""
@@ -112,7 +125,7 @@ class ASTSource:
         return self._spec
 
     def hash(self) -> str:
-        key = f"{self.fn.cache_key}-{self.specialization()}"
+        key = f"{self.fn.cache_key}-{replace_callables(self.specialization())}"
         return hashlib.sha256(key.encode()).hexdigest()
 
     def make_ir(self, target, options, codegen_fns=None, module_map=None, context=None):

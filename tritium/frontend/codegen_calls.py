@@ -27,7 +27,9 @@ class CallsMixin:
             raise CompilationError(self.jit_fn.src, node,
                                    f"The result of {ast.unparse(node.func)} is not being used."
                                    + (f" {why}" if isinstance(why, str) else ""))
-        static = self.STATIC_FUNCTIONS.get(fn) if _hashable(fn) else None
+        # (a @jit function hashes by its cache_key: no static builtin, no need to ask)
+        static = None if isinstance(fn, JITFunction) or not _hashable(fn) else \
+            self.STATIC_FUNCTIONS.get(fn)
         if static is not None:
             return static(self, node)
         kws = dict(self.visit(k) for k in node.keywords)

@@ -17,6 +17,7 @@ from collections import defaultdict
 from typing import Any, Callable, Dict, List, Optional
 
 from ..compiler import ASTSource, compile as compile_source, make_backend
+from ..compiler.source import replace_callables
 from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
 from ..runtime import _async_compile, launch_hooks
@@ -180,6 +181,11 @@ class JITFunction(KernelInterface):
             from .dependencies import dependencies_key
             self.hash = dependencies_key(self)
         return self.hash
+
+    def __hash__(self):
+        # As upstream's JITCallable: a kernel taking this function as a constexpr argument
+        # keys its fast cache by it, so a changed source (`_unsafe_update_src`) misses.
+        return hash(self.cache_key)
 
     def _unsafe_update_src(self, new_src: str) -> None:
         """Upstream's one way to change a kernel's source (tools, tests): later compiles and
@@ -359,13 +365,16 @@ class JITFunction(KernelInterface):
         backend = make_backend(target_device.target)
         options = backend.parse_options(options)
         if key is None:
-            key = str(specialization) + str(options)
+            key = str(replace_callables(specialization)) + str(options)
             if pipeline is not None:  # upstream's ("custom_pipeline", hash) key entry
                 key += str(("custom_pipeline", pipeline))
         device = target_device.device_key()
         cache = self.cache[device]
         kernel = cache.get(key)
         if kernel is None:
+            # The key first, as upstream: it refuses unsupported references and globals
+            # that disagree with a callee's before any code is generated.
+            _ = self.cache_key
             self._log_recompile(device, specialization)
             src = ASTSource.from_specialization(self, specialization)
             target = target_device.target

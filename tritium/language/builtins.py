@@ -69,16 +69,25 @@ class ConstexprFunction:
         return text[match.start():] if match else text
 
     hash = None
+    used_global_vals: dict = {}  # filled with cache_key, as a @jit function's
+
+    @property
+    def starting_line_number(self) -> int:
+        import inspect
+        return inspect.getsourcelines(self.fn)[1] if hasattr(self.fn, "__code__") else 0
+
+    def parse(self):
+        import ast
+        return ast.parse(self.src)
 
     @property
     def cache_key(self) -> str:
         """What kernels calling it hash it as (upstream's `JITCallable.cache_key`): its
-        source and first line, so editing it invalidates them."""
+        source, first line and what it references, as a `@jit` function's; referencing a
+        plain Python function raises RuntimeError, as upstream."""
         if self.hash is None:
-            import hashlib
-            import inspect
-            line = inspect.getsourcelines(self.fn)[1] if hasattr(self.fn, "__code__") else 0
-            self.hash = hashlib.sha256(f"{self.src}:{line}".encode()).hexdigest()
+            from ..frontend.dependencies import dependencies_key
+            dependencies_key(self)
         return self.hash
 
     def _unsafe_update_src(self, new_src: str) -> None:

@@ -33,6 +33,7 @@ def is_hip():
     return target is not None and target.backend == "hip"
 
 
+@constexpr_function  # (a plain function would be refused by its callers' cache_key)
 def _hip_arch(pred) -> bool:
     target = current_target()
     return target is not None and target.backend == "hip" and pred(str(target.arch))
