@@ -120,7 +120,6 @@ def _cross_warp(ctx: FunctionContext, op, g, ll, axis: int, shape, groups, acc, 
       to the group's first slot, and after a barrier every thread loads its outputs from
       there. Only n_slots/32 warps do the combining, instead of every warp repeating all
       K-1 combines of every output it holds."""
-    e = ctx.e
     nops = len(elts)
     kbits = len(g.warp_axis)
     K = 1 << kbits
@@ -173,21 +172,7 @@ def _cross_warp(ctx: FunctionContext, op, g, ll, axis: int, shape, groups, acc, 
             acc[key] = [_smem_load(ctx, elts[k], offs[k], idx) for k in range(nops)]
         return
     for key, regs in groups.items():
-        idx = slot_of(regs, (hw_r, mask_r))
-        parts: List[List[str]] = [[] for _ in range(nops)]
-        for k in range(nops):
-            st = ctx.storage_type(elts[k])
-            nb = storage_bits(elts[k]) // 8
-            chunk = max(1, min(K, 16 // nb))
-            for j0 in range(0, K, chunk):
-                p = _smem_elem_ptr(ctx, offs[k] + j0 * nb, idx, nb)
-                if chunk == 1:
-                    xs = [e.inst(f"load {st}, ptr addrspace(3) {p}, align {nb}", "ld")]
-                else:
-                    vt = f"<{chunk} x {st}>"
-                    x = e.inst(f"load {vt}, ptr addrspace(3) {p}, align {chunk * nb}", "ld")
-                    xs = e.split_vector(st, x, chunk)
-                parts[k].extend(ctx.from_storage(elts[k], x) for x in xs)
+        parts = load_partials(ctx, elts, offs, slot_of(regs, (hw_r, mask_r)), K)
         cur = [parts[k][0] for k in range(nops)]
         for j in range(1, K):
             cur = combine_ops(ctx, block, cur, [parts[k][j] for k in range(nops)])
@@ -321,6 +306,27 @@ def _check_same_threads(src_ll, res_ll, axis: int) -> None:
         b = [tuple(x) for x in res_ll.bases.get(dim, [])]
         if a != b:
             raise LoweringError("tt.reduce: result layout is not the slice of the operand's")
+
+
+def load_partials(ctx: FunctionContext, elts, offs, idx: str, K: int) -> List[List[str]]:
+    """Per operand, the K consecutive partials from slot `idx` of its shared-memory
+    array (byte base offs[k]), read in vectors of up to 16 bytes."""
+    e = ctx.e
+    parts: List[List[str]] = [[] for _ in elts]
+    for k, elt in enumerate(elts):
+        st = ctx.storage_type(elt)
+        nb = storage_bits(elt) // 8
+        chunk = max(1, min(K, 16 // nb))
+        for j0 in range(0, K, chunk):
+            p = _smem_elem_ptr(ctx, offs[k] + j0 * nb, idx, nb)
+            if chunk == 1:
+                xs = [e.inst(f"load {st}, ptr addrspace(3) {p}, align {nb}", "ld")]
+            else:
+                x = e.inst(f"load <{chunk} x {st}>, ptr addrspace(3) {p}, align {chunk * nb}",
+                           "ld")
+                xs = e.split_vector(st, x, chunk)
+            parts[k].extend(ctx.from_storage(elt, x) for x in xs)
+    return parts
 
 
 def _smem_elem_ptr(ctx: FunctionContext, byte_base: int, idx: str, nbytes: int) -> str:

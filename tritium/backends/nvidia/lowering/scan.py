@@ -20,7 +20,7 @@ from ....gpu.scratch import align16, scan_geometry
 from ....ir import types as T
 from .context import (LANE, REG, WARP, FunctionContext, LoweringError, combine_ops, elem_type,
                       lowers, ltype, storage_bits)
-from .reduce import _smem_elem_ptr
+from .reduce import _smem_elem_ptr, load_partials
 
 
 @lowers("tt.scan")
@@ -186,20 +186,7 @@ def _warp_step(ctx, op, g, step, ll, shape, axis, reverse, elts, live, prefix, t
     ctx.barrier()
     has = e.pro(f"icmp ne i32 {pos}, 0", "c")
     for (tot, kl), regs in groups.items():
-        idx = ctx.combine_const((hw_r, mr), kl)
-        parts = [[] for _ in range(nops)]
-        for k in range(nops):
-            nb = storage_bits(elts[k]) // 8
-            st = ctx.storage_type(elts[k])
-            chunk = max(1, min(K, 16 // nb))
-            for j0 in range(0, K, chunk):
-                p = _smem_elem_ptr(ctx, offs[k] + j0 * nb, idx, nb)
-                if chunk == 1:
-                    xs = [e.inst(f"load {st}, ptr addrspace(3) {p}, align {nb}", "ld")]
-                else:
-                    x = e.inst(f"load <{chunk} x {st}>, ptr addrspace(3) {p}, align {chunk * nb}", "ld")
-                    xs = e.split_vector(st, x, chunk)
-                parts[k].extend(ctx.from_storage(elts[k], x) for x in xs)
+        parts = load_partials(ctx, elts, offs, ctx.combine_const((hw_r, mr), kl), K)
         seq = list(range(K))[::-1] if reverse else list(range(K))
         accs = []
         a = [parts[k][seq[0]] for k in range(nops)]
