@@ -115,13 +115,6 @@ def _forward_targets(user: Operation, index: int, enc,
     return []
 
 
-def _numel(v: Value) -> int:
-    n = 1
-    for d in v.type.dims:
-        n *= d
-    return n
-
-
 def _threads(func: Operation) -> int:
     module = func.parent_op
     attr = module.attr if module is not None else (lambda _k, d: d)
@@ -135,7 +128,7 @@ def _is_anchor(op: Operation, threads: int) -> bool:
     scalar's layout (threads along the rows) would flow through its broadcast into the
     row-wide values and give each thread the whole row."""
     return op.name in ("tt.load", "tt.atomic_rmw", "tt.atomic_cas") and \
-        any(_tensor(r) and _numel(r) >= threads for r in op.results)
+        any(_tensor(r) and r.type.numel >= threads for r in op.results)
 
 
 _DOT_ANCHORS = ("tt.dot", "ttng.warp_group_dot")
@@ -316,7 +309,10 @@ class Rematerializer:
 
     def __init__(self):
         self.cache: Dict[Tuple[Value, object], Value] = {}
-        self.limit = 0  # elements of the convert being removed (what counts as tiny)
+        # per try_remove: elements of the convert being removed (what counts as tiny), and
+        # the tiny values _collect decided to convert where they are made
+        self.limit = 0
+        self.leaves: List[Tuple[Value, object]] = []
 
     def lookup(self, v: Value, enc) -> Optional[Value]:
         if not _tensor(v) or v.type.encoding == enc:
@@ -346,9 +342,9 @@ class Rematerializer:
         if op is None or not _rematerializable(op):
             # A tiny value (a row's scalar that a broadcast widens) is converted where it
             # is made: moving its few elements is cheaper than converting what grew from it.
-            ok = _numel(v) * 4 <= self.limit
+            ok = v.type.numel * 4 <= self.limit
             if ok:
-                plan.append((None, (v, enc)))
+                self.leaves.append((v, enc))
             seen[key] = ok
             return ok
         seen[key] = True
@@ -366,8 +362,6 @@ class Rematerializer:
     def _cost(self, cvt: Operation, plan, passed) -> int:
         """Cost of the copies that stay alive beside the originals (a tiny value's
         conversion counts as one op)."""
-        leaves = sum(1 for op, _ in plan if op is None)
-        plan = [(op, enc) for op, enc in plan if op is not None]
         planned = {id(op): op for op, _ in plan}
         planned.update({id(op): op for op in passed})
         dying = {id(cvt)}
@@ -380,8 +374,8 @@ class Rematerializer:
                 if all(id(u.owner) in dying for r in op.results for u in r.uses):
                     dying.add(id(op))
                     changed = True
-        return leaves + sum(0 if op.name in _FREE else 1 for op, _ in plan
-                            if id(op) not in dying)
+        return len(self.leaves) + sum(0 if op.name in _FREE else 1 for op, _ in plan
+                                      if id(op) not in dying)
 
     def _convert_leaf(self, v: Value, enc) -> None:
         d = v.owner_op
@@ -397,19 +391,18 @@ class Rematerializer:
         target = cvt.results[0].type.encoding
         if self.cache.get((cvt.operand(0), target)) is cvt.results[0]:
             return False  # a tiny value's conversion made here: it is the copy
-        plan: List[Tuple[Optional[Operation], object]] = []
+        plan: List[Tuple[Operation, object]] = []
         passed: List[Operation] = []
-        self.limit = _numel(cvt.results[0])
+        self.limit, self.leaves = cvt.results[0].type.numel, []
         if not self._collect(cvt.operand(0), target, plan, {}, passed):
             return False
         cost = self._cost(cvt, plan, passed)
         if cost and cost > _convert_cost(cvt):
             return False
+        for v, enc in self.leaves:  # before the copies that read them
+            if self.lookup(v, enc) is None:
+                self._convert_leaf(v, enc)
         for op, enc in plan:
-            if op is None:
-                if self.lookup(*enc) is None:
-                    self._convert_leaf(*enc)
-                continue
             if self.lookup(op.results[0], enc) is not None:
                 continue
             want = _operand_layout(op, enc)
