@@ -127,6 +127,9 @@ def run_side(side, args):
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", side, "--models",
                ",".join(args.models), "--liger", ",".join(args.liger), "--iters", str(args.iters)]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if args.keep:  # Inductor's autotuning tables and warnings go to stderr
+            with open(os.path.join(tmp, "stderr.txt"), "w") as f:
+                f.write(proc.stderr)
     rows = {}
     for line in proc.stdout.splitlines():
         if line.startswith("{"):

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.gpu
 
 @pytest.fixture(autouse=True)
 def _shuffle_tree_on(monkeypatch):
-    """The tree is off by default until it has run on a GPU (reduce.shuffle_tree_enabled)."""
+    """On by default; set explicitly so an outside TRITIUM_REDUCE_SHUFFLE_TREE=0 does not
+    silently test the serial fold instead."""
     monkeypatch.setenv("TRITIUM_REDUCE_SHUFFLE_TREE", "1")
 
 

@@ -15,7 +15,8 @@ from tritium.ir.parser import parse_module
 
 @pytest.fixture(autouse=True)
 def _shuffle_tree_on(monkeypatch):
-    """The tree is off by default until it has run on a GPU (reduce.shuffle_tree_enabled)."""
+    """The tree is on by default; set it explicitly so an outside TRITIUM_REDUCE_SHUFFLE_TREE=0
+    cannot change what these tests see."""
     monkeypatch.setenv("TRITIUM_REDUCE_SHUFFLE_TREE", "1")
 
 LIT = Path(__file__).with_name("lit")
@@ -97,11 +98,44 @@ def test_barrier_before_partials_kept(kind):
     assert body0.index("store float") < body0.index("@llvm.nvvm.barrier0()")
 
 
-def test_tree_off_by_default_and_in_the_backend_hash(monkeypatch):
+def test_tree_on_by_default_and_in_the_backend_hash(monkeypatch):
     from tritium.backends.compiler import GPUTarget
     from tritium.backends.nvidia.backend import CUDABackend
     backend = CUDABackend(GPUTarget("cuda", 90, 32))
     on = backend.hash()
     monkeypatch.delenv("TRITIUM_REDUCE_SHUFFLE_TREE")
+    assert red.shuffle_tree_enabled() and backend.hash() == on
+    monkeypatch.setenv("TRITIUM_REDUCE_SHUFFLE_TREE", "0")
     assert not red.shuffle_tree_enabled()
     assert backend.hash() != on
+
+
+def _scalar_sum_ptx(num_warps: int) -> str:
+    import tritium
+    import tritium.language as tl
+    from tritium.backends.compiler import GPUTarget
+    from tritium.compiler import ASTSource
+
+    @tritium.jit
+    def block_sum(x_ptr, o_ptr, N, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(o_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < N, other=0.0), axis=0))
+
+    src = ASTSource(block_sum, {"x_ptr": "*fp32", "o_ptr": "*fp32", "N": "i32",
+                                "BLOCK": "constexpr"}, {"BLOCK": 4096})
+    return tritium.compile(src, target=GPUTarget("cuda", 90, 32),
+                           options={"num_warps": num_warps}).asm["ptx"]
+
+
+@pytest.mark.parametrize("num_warps,warp_sync", [(8, True), (16, True), (32, False)])
+def test_spare_lanes_warp_synced(num_warps, warp_sync):
+    """A block summed to one value has K = num_warps partials: with fewer than 32 slots the
+    lanes past them re-read slots that their group's first lane then overwrites, so a
+    bar.warp.sync comes between (racecheck counts the write-after-read otherwise); with a
+    full warp of slots every lane reads only its own."""
+    ptx = _scalar_sum_ptx(num_warps)
+    assert _count(ptx, "shfl.sync.bfly.b32") == 5 + (num_warps.bit_length() - 1)
+    assert (_count(ptx, "bar.warp.sync") == 1) is warp_sync
+    if warp_sync:
+        body = ptx[ptx.index("bar.warp.sync"):]
+        assert "st.shared" in body

@@ -215,12 +215,12 @@ SHUFFLE_TREE_ENV = "TRITIUM_REDUCE_SHUFFLE_TREE"
 
 
 def shuffle_tree_enabled() -> bool:
-    """The cross-warp shuffle tree and the barrier-free first reduce are off unless
-    TRITIUM_REDUCE_SHUFFLE_TREE=1: they were compiled through ptxas and FileChecked but have
-    not yet run on a GPU (tests/gpu_diff/test_gpu_reduce_warps.py turns them on; when it and
-    compute-sanitizer pass on the H100, make this the default). Part of the NVIDIA
-    backend's hash, so the disk cache keeps the two flavours apart."""
-    return os.environ.get(SHUFFLE_TREE_ENV, "0") not in ("", "0")
+    """The cross-warp shuffle tree and the barrier-free first reduce are on unless
+    TRITIUM_REDUCE_SHUFFLE_TREE=0 (kept as a switch to compare against the serial fold;
+    checked on the H100 by tests/gpu_diff/test_gpu_reduce_warps.py and, under
+    compute-sanitizer, bench/sanitize_reduce.py). Part of the NVIDIA backend's hash, so the
+    disk cache keeps the two flavours apart."""
+    return os.environ.get(SHUFFLE_TREE_ENV, "1") not in ("", "0")
 
 
 def use_shuffle_tree(K: int, n_groups: int, n_slots: int, num_warps: int) -> bool:
@@ -274,6 +274,11 @@ def _shuffle_tree(ctx: FunctionContext, block, elts, offs, K: int, n_slots: int,
             got = [ctx.shfl("bfly", elts[k], cur[k], str(d)) for k in range(nops)]
             cur = combine_ops(ctx, block, cur, got)
             d <<= 1
+        if n_slots < 32:
+            # lanes past n_slots read the slots their group leads write next: the shuffles
+            # already order those reads first, but only a warp barrier says so to
+            # racecheck (it flags the write-after-read as a warp-level hazard)
+            e.asm("void", "bar.warp.sync -1;", "", [], side_effects=True)
         then, done = e.new_label("red_st"), e.new_label("red_done")
         e.cond_br(lead, then, done)
         e.start_block(then)
