@@ -18,8 +18,10 @@ timeout ${GPU_TEST_TIMEOUT:-480} python3 -m pytest -q -m gpu tests \
   2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 python3 bench/bench_launch.py 2>&1 | tee "$OUT/bench_launch.log" | tail -15
 for t in memcheck racecheck synccheck; do
-  compute-sanitizer --tool $t --report-api-errors no python3 bench/sanitize_dot.py 2>&1 \
-    | tail -2 | tee -a "$OUT/sanitizer.log"
+  for s in sanitize_dot sanitize_reduce; do
+    compute-sanitizer --tool $t --report-api-errors no python3 bench/$s.py 2>&1 \
+      | tail -2 | tee -a "$OUT/sanitizer.log"
+  done
 done
 python3 bench/bench_matmul.py --json "$OUT/bench_matmul.json" 2>&1 | tee "$OUT/bench_matmul.log" | tail -7
 python3 bench/bench_gpu.py --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"
