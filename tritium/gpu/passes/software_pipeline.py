@@ -509,7 +509,10 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
     results = list(new.results[:len(loop.results)])
     if modes:
         for i, r in enumerate(results):
-            if isinstance(r.type, T.TensorType) and type(r.type.encoding).__name__ == "NvidiaMmaEncoding":
+            # What a wgmma left in flight (the dot, or its wait(1)); other values in the mma
+            # layout (flex attention's offs_n) need no wait.
+            src = term.operand(i).owner_op
+            if src is not None and src.name in ("ttng.warp_group_dot", "ttng.warp_group_dot_wait"):
                 w = ab.create("ttng.warp_group_dot_wait", [r], [r.type], {"pendings": 0})
                 results[i] = w.results[0]
     if tmas:
