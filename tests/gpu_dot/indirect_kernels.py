@@ -8,9 +8,11 @@ import tritium.language as tl
 
 @triton.jit
 def bsr_matmul(A, B, C, IDX, NNZ, M, N, K, sam, sak, sbk, sbn, scm, scn, MAXNNZ,
-               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+               WALK_PTR: tl.constexpr = False):
     """C[m-block, n-block] = sum over j < NNZ[m] of A[m, kb] @ B[kb, n], kb = IDX[m, j]: the
-    K block (and so both tiles' addresses and masks) comes from the table each iteration."""
+    K block (and so both tiles' addresses and masks) comes from the table each iteration,
+    read at IDX + j or (WALK_PTR) through a pointer carried and bumped each iteration."""
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     rm = pid_m * BM + tl.arange(0, BM)
@@ -18,8 +20,13 @@ def bsr_matmul(A, B, C, IDX, NNZ, M, N, K, sam, sak, sbk, sbn, scm, scn, MAXNNZ,
     rk = tl.arange(0, BK)
     nnz = tl.load(NNZ + pid_m)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
+    p = IDX + pid_m * MAXNNZ
     for j in range(nnz):
-        kb = tl.load(IDX + pid_m * MAXNNZ + j)
+        if WALK_PTR:
+            kb = tl.load(p)
+            p += 1
+        else:
+            kb = tl.load(IDX + pid_m * MAXNNZ + j)
         ks = kb * BK + rk
         a = tl.load(A + rm[:, None] * sam + ks[None, :] * sak,
                     mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
@@ -72,6 +79,24 @@ def block_attn(Q, K, V, O, KV_IDX, KV_NUM, N_CTX, sz, sm, scale, MAXB,
              mask=offs_m[:, None] < N_CTX)
 
 
+@triton.jit
+def walk_matmul(A, B, C, LAST, K, sa, BM: tl.constexpr, BK: tl.constexpr,
+                READ_AFTER: tl.constexpr):
+    """A plain K loop whose pointers are read after it (LAST = the A tile one past the end):
+    the pipeliner must not hand the loop's result out D iterations ahead."""
+    rm, rk = tl.arange(0, BM), tl.arange(0, BK)
+    a_ptrs = A + rm[:, None] * sa + rk[None, :]
+    b_ptrs = B + rk[:, None] * BM + rm[None, :]
+    acc = tl.zeros((BM, BM), dtype=tl.float32)
+    for _ in range(K):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BK
+        b_ptrs += BK * BM
+    tl.store(C + rm[:, None] * BM + rm[None, :], acc)
+    if READ_AFTER:
+        tl.store(LAST + rm[:, None] * BK + rk[None, :], tl.load(a_ptrs))
+
+
 def bsr_case(torch, M, N, K, BM, BK, max_nnz, dtype, device, gen):
     """Operands and a random block table (distinct K blocks per row block in random order,
     counts from 0 to `max_nnz`), and the float64 reference."""
@@ -122,14 +147,15 @@ def attn_case(torch, Z, N_CTX, D, BM, BN, max_blocks, dtype, device, gen):
     return [t.to(device) for t in (q, k, v, idx, num)] + [scale, ref]
 
 
-def run_bsr(torch, device, M, N, K, BM, BN, BK, max_nnz, dtype, seed, warps=4, stages=3):
+def run_bsr(torch, device, M, N, K, BM, BN, BK, max_nnz, dtype, seed, warps=4, stages=3,
+            walk_ptr=False):
     """Launch bsr_matmul on `device` (CPU tensors run on the CPU backend); (C, reference)."""
     gen = torch.Generator().manual_seed(seed)
     a, b, idx, nnz, ref = bsr_case(torch, M, N, K, BM, BK, max_nnz, dtype, device, gen)
     c = torch.full((M, N), float("nan"), device=device)
     bsr_matmul[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
         a, b, c, idx, nnz, M, N, K, *a.stride(), *b.stride(), *c.stride(), idx.shape[1],
-        BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
+        BM=BM, BN=BN, BK=BK, WALK_PTR=walk_ptr, num_warps=warps, num_stages=stages)
     return c.cpu(), ref
 
 
@@ -150,3 +176,17 @@ def rel_err(torch, out, ref) -> float:
     diff = (out.double() - ref).norm().item()
     n = ref.norm().item()
     return diff / n if n else diff
+
+
+def run_walk(torch, device, K, BM, BK, seed, warps=4, stages=3):
+    """walk_matmul over K blocks (A has one more, read after the loop): (C, LAST, references)."""
+    gen = torch.Generator().manual_seed(seed)
+    a = torch.randn((BM, (K + 1) * BK), generator=gen).half()
+    b = torch.randn((K * BK, BM), generator=gen).half()
+    c = torch.full((BM, BM), float("nan"))
+    last = torch.zeros((BM, BK), dtype=torch.float16)
+    args = [t.to(device) for t in (a, b, c, last)]
+    walk_matmul[(1,)](*args, K, a.stride(0), BM=BM, BK=BK, READ_AFTER=True,
+                      num_warps=warps, num_stages=stages)
+    ref = a[:, :K * BK].double() @ b.double()
+    return args[2].cpu(), args[3].cpu(), ref, a[:, K * BK:]

@@ -12,7 +12,8 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from indirect_kernels import block_attn, bsr_matmul, rel_err, run_attn, run_bsr  # noqa: E402
+from indirect_kernels import (block_attn, bsr_matmul, rel_err, run_attn, run_bsr,  # noqa: E402
+                              run_walk, walk_matmul)
 import tritium as triton  # noqa: E402
 from tritium.backends.compiler import GPUTarget  # noqa: E402
 from tritium.backends.nvidia import toolchain  # noqa: E402
@@ -48,9 +49,10 @@ def _loop(text):
 
 
 @pytest.mark.parametrize("stages", [1, 2, 3, 4])
-@pytest.mark.parametrize("kernel", ["bsr", "attn"])
+@pytest.mark.parametrize("kernel", ["bsr", "bsr_walk", "attn"])
 def test_indirect_tiles_are_pipelined(kernel, stages):
-    fn, spec = (bsr_matmul, BSR_SPEC) if kernel == "bsr" else (block_attn, ATTN_SPEC)
+    fn, spec = (block_attn, ATTN_SPEC) if kernel == "attn" else (
+        bsr_matmul, BSR_SPEC + (("constexpr", kernel == "bsr_walk"),))
     text, ptx = _compile(fn, spec, stages)
     loop = _loop(text)
     tile_loads = [line for line in loop.splitlines() if "tt.load" in line and "tensor<" in line]
@@ -67,7 +69,7 @@ def test_indirect_tiles_are_pipelined(kernel, stages):
         ahead = [line for line in table if ", %" in line.split(":")[0]]
         # bsr: only the next iteration's index read is left in the loop; attention also keeps
         # its own offset update (the score mask reads the current block's offset)
-        if kernel == "bsr":
+        if kernel != "attn":
             assert len(table) == len(ahead) == 1, table
         else:
             assert len(table) == 4 and len(ahead) >= 2, table
@@ -101,9 +103,11 @@ def test_flex_like_loop_with_a_store_is_left_alone():
     assert "async_copy_global_to_local" not in text
 
 
+@pytest.mark.parametrize("walk_ptr", [False, True])
 @pytest.mark.parametrize("max_nnz", [0, 1, 5])
-def test_bsr_matmul_cpu(max_nnz):
-    c, ref = run_bsr(torch, "cpu", 70, 40, 200, 32, 32, 32, max_nnz, torch.float16, max_nnz)
+def test_bsr_matmul_cpu(max_nnz, walk_ptr):
+    c, ref = run_bsr(torch, "cpu", 70, 40, 200, 32, 32, 32, max_nnz, torch.float16, max_nnz,
+                     walk_ptr=walk_ptr)
     assert not torch.isnan(c).any()
     assert rel_err(torch, c, ref) < 1e-5
 
@@ -113,3 +117,21 @@ def test_block_attn_cpu():
     assert (num == 0).any() and (num == 4).any()  # rows with no blocks and with the most
     assert not torch.isnan(o).any()
     assert rel_err(torch, o, ref) < 2e-3
+
+
+@pytest.mark.parametrize("read_after", [False, True])
+def test_carried_pointers_read_after_the_loop_keep_their_own_values(read_after):
+    """Pointers advanced by a constant step run D iterations ahead in place, unless the loop's
+    result is read after it: then ahead copies are carried beside the originals."""
+    spec = (("*fp16", "D"), ("*fp16", "D"), ("*fp32", "D"), ("*fp16", "D"), ("i32", ""),
+            ("i32", "D"), ("constexpr", 64), ("constexpr", 64), ("constexpr", read_after))
+    text, _ = _compile(walk_matmul, spec, 3)
+    header = next(line for line in text.splitlines() if "scf.for" in line)
+    results = header[header.index("->"):]
+    assert "async_copy_global_to_local" in text
+    assert results.count("!tt.ptr<f16>") == (3 if read_after else 2), results
+
+
+def test_walk_matmul_cpu():
+    out, last, ref, ref_last = run_walk(torch, "cpu", 5, 32, 16, 0)
+    assert rel_err(torch, out, ref) < 1e-5 and torch.equal(last, ref_last)

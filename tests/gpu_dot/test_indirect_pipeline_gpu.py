@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from indirect_kernels import rel_err, run_attn, run_bsr  # noqa: E402
+from indirect_kernels import rel_err, run_attn, run_bsr, run_walk  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -22,11 +22,15 @@ pytestmark = pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(256, 256, 1024), (333, 200, 1000)])
 @pytest.mark.parametrize("cfg", [(128, 128, 64, 4), (64, 64, 32, 4), (128, 64, 32, 8)])
 @pytest.mark.parametrize("max_nnz", [0, 1, 3, 32])
-def test_bsr_matmul_matches_torch(stages, dtype, shape, cfg, max_nnz):
+@pytest.mark.parametrize("walk_ptr", [False, True])
+def test_bsr_matmul_matches_torch(stages, dtype, shape, cfg, max_nnz, walk_ptr):
     M, N, K = shape
     BM, BN, BK, warps = cfg
+    if walk_ptr and (dtype != "float16" or cfg[0] == 64):
+        pytest.skip("the pointer walk is covered by one dtype and two tile shapes")
     c, ref = run_bsr(torch, "cuda", M, N, K, BM, BN, BK, max_nnz, getattr(torch, dtype),
-                     seed=M + K + max_nnz + stages, warps=warps, stages=stages)
+                     seed=M + K + max_nnz + stages, warps=warps, stages=stages,
+                     walk_ptr=walk_ptr)
     assert not torch.isnan(c).any()
     err = rel_err(torch, c, ref)
     assert err < 1e-3, err
@@ -47,3 +51,13 @@ def test_block_attention_matches_torch(stages, N_CTX, D, cfg, max_blocks):
     empty = [(z, r) for z in range(num.shape[0]) for r in range(num.shape[1]) if num[z, r] == 0]
     for z, r in empty:  # a row block with no KV blocks writes zeros
         assert (o[z, r * BM:(r + 1) * BM] == 0).all()
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("K", [1, 2, 7])
+def test_pointers_read_after_a_pipelined_loop(stages, K):
+    """The loop's carried pointers, read after it, are the loop's own (not D steps ahead)."""
+    out, last, ref, ref_last = run_walk(torch, "cuda", K, 64, 64, seed=K + stages,
+                                        stages=stages)
+    assert rel_err(torch, out, ref) < 1e-3
+    assert torch.equal(last, ref_last)

@@ -244,6 +244,8 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     # not read the induction variable, nor load (its loads would run unpredicated past the
     # loop's end). Else the advance is cloned onto the ahead copies with `iv + D*step`.
     in_place = in_place and not any(iv in reads(op) or op.name == "tt.load" for op in adv_ops)
+    # ...and the loop's results would come out D iterations on: only when nothing reads them.
+    in_place = in_place and not any(loop.results[c.index - 1].uses for c in carried)
     D = num_stages - 1
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
                      for c in cands) + 8 * sum(c.tma for c in cands)
