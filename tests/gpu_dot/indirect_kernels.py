@@ -38,6 +38,20 @@ def bsr_matmul(A, B, C, IDX, NNZ, M, N, K, sam, sak, sbk, sbn, scm, scn, MAXNNZ,
 
 
 @triton.jit
+def tma_bsr_matmul(a_desc, b_desc, c_desc, IDX, NNZ, MAXNNZ,
+                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """bsr_matmul through tensor descriptors: the table names the TMA copies' coordinates."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    nnz = tl.load(NNZ + pid_m)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for j in range(nnz):
+        kb = tl.load(IDX + pid_m * MAXNNZ + j)
+        acc = tl.dot(a_desc.load([pid_m * BM, kb * BK]), b_desc.load([kb * BK, pid_n * BN]), acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc)
+
+
+@triton.jit
 def block_attn(Q, K, V, O, KV_IDX, KV_NUM, N_CTX, sz, sm, scale, MAXB,
                BM: tl.constexpr, BN: tl.constexpr, D: tl.constexpr):
     """Attention of each BM-row block over the KV blocks KV_IDX[z, m, :KV_NUM[z, m]], walked
@@ -190,3 +204,16 @@ def run_walk(torch, device, K, BM, BK, seed, warps=4, stages=3):
                       num_warps=warps, num_stages=stages)
     ref = a[:, :K * BK].double() @ b.double()
     return args[2].cpu(), args[3].cpu(), ref, a[:, K * BK:]
+
+
+def run_tma_bsr(torch, device, M, N, K, BM, BN, BK, max_nnz, seed, warps=4, stages=3):
+    """tma_bsr_matmul with fp16 operands and an fp32 C: (C, reference)."""
+    from tritium.tools.tensor_descriptor import TensorDescriptor
+    gen = torch.Generator().manual_seed(seed)
+    a, b, idx, nnz, ref = bsr_case(torch, M, N, K, BM, BK, max_nnz, torch.float16, device, gen)
+    c = torch.full((M, N), float("nan"), device=device)
+    tma_bsr_matmul[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
+        TensorDescriptor.from_tensor(a, [BM, BK]), TensorDescriptor.from_tensor(b, [BK, BN]),
+        TensorDescriptor.from_tensor(c, [BM, BN]), idx, nnz, idx.shape[1],
+        BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
+    return c.cpu(), ref

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from indirect_kernels import (block_attn, bsr_matmul, rel_err, run_attn, run_bsr,  # noqa: E402
-                              run_walk, walk_matmul)
+                              run_tma_bsr, run_walk, tma_bsr_matmul, walk_matmul)
 import tritium as triton  # noqa: E402
 from tritium.backends.compiler import GPUTarget  # noqa: E402
 from tritium.backends.nvidia import toolchain  # noqa: E402
@@ -81,6 +81,24 @@ def test_indirect_tiles_are_pipelined(kernel, stages):
         assert info.kernel.registers > 0
 
 
+@pytest.mark.parametrize("stages", [2, 4])
+def test_indirect_tma_tiles_are_pipelined(stages):
+    """Through tensor descriptors the table names the TMA copies' coordinates: both tiles get
+    TMA rings, the copies of iteration i+D are issued from the index read one iteration
+    earlier, and the index read of i+D+1 is predicated."""
+    spec = (("tensordesc<fp16[128, 64]>", None), ("tensordesc<fp16[64, 128]>", None),
+            ("tensordesc<fp32[128, 128]>", None), ("*i32", "D"), ("*i32", "D"), ("i32", ""),
+            ("constexpr", 128), ("constexpr", 128), ("constexpr", 64))
+    text, ptx = _compile(tma_bsr_matmul, spec, stages)
+    loop = _loop(text)
+    assert loop.count("async_tma_copy_global_to_local") == 2 and "tt.descriptor_load" not in loop
+    table = [line for line in loop.splitlines() if "tt.load" in line]
+    assert len(table) == 1 and ", %" in table[0].split(":")[0], table
+    assert "cp.async.bulk.tensor" in ptx
+    if toolchain.find_ptxas():
+        toolchain.make_cubin(ptx, arch="sm_90a")
+
+
 def test_flex_like_loop_with_a_store_is_left_alone():
     """A global store in the loop: the table might be written, so nothing runs ahead."""
     import tritium.language as tl
@@ -135,3 +153,8 @@ def test_carried_pointers_read_after_the_loop_keep_their_own_values(read_after):
 def test_walk_matmul_cpu():
     out, last, ref, ref_last = run_walk(torch, "cpu", 5, 32, 16, 0)
     assert rel_err(torch, out, ref) < 1e-5 and torch.equal(last, ref_last)
+
+
+def test_tma_bsr_matmul_cpu():
+    c, ref = run_tma_bsr(torch, "cpu", 64, 48, 96, 32, 16, 16, 4, 3)
+    assert rel_err(torch, c, ref) < 1e-5

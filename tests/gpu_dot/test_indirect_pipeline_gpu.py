@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from indirect_kernels import rel_err, run_attn, run_bsr, run_walk  # noqa: E402
+from indirect_kernels import rel_err, run_attn, run_bsr, run_tma_bsr, run_walk  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -61,3 +61,15 @@ def test_pointers_read_after_a_pipelined_loop(stages, K):
                                         stages=stages)
     assert rel_err(torch, out, ref) < 1e-3
     assert torch.equal(last, ref_last)
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("shape", [(256, 256, 1024), (333, 200, 1000)])
+@pytest.mark.parametrize("max_nnz", [0, 1, 3, 32])
+def test_tma_bsr_matmul_matches_torch(stages, shape, max_nnz):
+    """The same through tensor descriptors (TMA rings, coordinates from the table)."""
+    M, N, K = shape
+    c, ref = run_tma_bsr(torch, "cuda", M, N, K, 128, 128, 64, max_nnz,
+                         seed=M + max_nnz + stages, stages=stages)
+    assert not torch.isnan(c).any()
+    assert rel_err(torch, c, ref) < 1e-3
