@@ -23,8 +23,11 @@ landing while the first dot runs. Barriers are initialised before the prologue a
 invalidated after the loop.
 
 The loop-carried values the loads' addresses come from (pointer tensors advanced by
-loop-invariant steps) are carried D iterations ahead: the prologue runs their advance D
-times. The ring has NB = S slots, so the slot refilled in iteration i is the one wgmma(i-1)
+loop-invariant steps, or block offsets moved by what an index table says) are carried D
+iterations ahead: the prologue runs their advance D times. Plain loads in those address and
+advance computations (index-table reads) run ahead too, predicated, when the loop writes no
+global memory; see pipeline_indirect.py. A carried value stays in place (D ahead, no copy)
+only when nothing but the address computation reads it, in or after the loop. The ring has NB = S slots, so the slot refilled in iteration i is the one wgmma(i-1)
 read: with async wgmma a barrier after the `warp_group_dot_wait(1)` of every warpgroup
 orders the refill after all those reads (synchronous dots finished before the barrier at
 the top of the iteration). Loops that do not match the pattern are left alone (and still
@@ -39,7 +42,6 @@ from ...ir.attrs import BoolAttr, i64_attr
 from ...ir.builder import Builder
 from ...ir.core import Block, Operation, Value
 from ...passes.manager import Pass, register_pass
-from ...passes.pattern import is_effect_free
 from ..layouts import NVMMASharedEncoding, contig_per_thread, get_order
 from .pipeline_branches import (branch_bytes, fold_acc_reset, is_zero_const, reads, top_op,
                                 wait_in_branches)
@@ -334,7 +336,8 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
     # The index loads among the address ops (and what they read) run an iteration before the
     # copies they feed; their results `xs` are carried from one iteration to the next.
     early = early_ops(addr_ops)
-    late = [op for op in addr_ops if op not in set(early)]
+    early_set = set(early)
+    late = [op for op in addr_ops if op not in early_set]
     addr_set = set(addr_ops)
     xs = early_outputs(early, late + [op for op in adv_ops if op not in addr_set]
                        + [x.load for x in cands]) + \
