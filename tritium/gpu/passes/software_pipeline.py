@@ -340,9 +340,9 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
     late = [op for op in addr_ops if op not in early_set]
     addr_set = set(addr_ops)
     xs = early_outputs(early, late + [op for op in adv_ops if op not in addr_set]
-                       + [x.load for x in cands]) + \
-        [v for v in (term.operand(c.index - 1) for c in carried)
-         if v.owner_op in early]
+                       + [x.load for x in cands])
+    xs += [v for v in (term.operand(c.index - 1) for c in carried)
+           if v.owner_op in early_set and v not in xs]
 
     def issue(bld: Builder, mapping: Dict[Value, Value], pred: Value, slot: Value) -> None:
         for op in late:
