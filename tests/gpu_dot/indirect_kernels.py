@@ -111,6 +111,24 @@ def walk_matmul(A, B, C, LAST, K, sa, BM: tl.constexpr, BK: tl.constexpr,
         tl.store(LAST + rm[:, None] * BK + rk[None, :], tl.load(a_ptrs))
 
 
+@triton.jit
+def matmul_bt(A, B, C, M, N, K, sa, sb, sc, BM: tl.constexpr, BN: tl.constexpr,
+              BK: tl.constexpr):
+    """C = A @ B^T with B stored [N, K] and transposed in the kernel (attention's K): the
+    pipeliner rings B as loaded and hands the dot a transposed view."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(A + rm[:, None] * sa + (k0 + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k0 + rk)[None, :] < K), other=0.0)
+        b = tl.load(B + rn[:, None] * sb + (k0 + rk)[None, :],
+                    mask=(rn[:, None] < N) & ((k0 + rk)[None, :] < K), other=0.0)
+        acc = tl.dot(a, tl.trans(b), acc)
+    tl.store(C + rm[:, None] * sc + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
 def bsr_case(torch, M, N, K, BM, BK, max_nnz, dtype, device, gen):
     """Operands and a random block table (distinct K blocks per row block in random order,
     counts from 0 to `max_nnz`), and the float64 reference."""
@@ -217,3 +235,16 @@ def run_tma_bsr(torch, device, M, N, K, BM, BN, BK, max_nnz, seed, warps=4, stag
         TensorDescriptor.from_tensor(c, [BM, BN]), idx, nnz, idx.shape[1],
         BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
     return c.cpu(), ref
+
+
+def run_matmul_bt(torch, device, M, N, K, BM, BN, BK, dtype, seed, warps=4, stages=3):
+    """matmul_bt: (C, float64 reference)."""
+    gen = torch.Generator().manual_seed(seed)
+    a = torch.randn((M, K), generator=gen).to(dtype)
+    b = torch.randn((N, K), generator=gen).to(dtype)
+    c = torch.full((M, N), float("nan"))
+    args = [t.to(device) for t in (a, b, c)]
+    matmul_bt[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
+        *args, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=BM, BN=BN, BK=BK,
+        num_warps=warps, num_stages=stages)
+    return args[2].cpu(), a.double() @ b.double().T

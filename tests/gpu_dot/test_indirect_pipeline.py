@@ -13,7 +13,8 @@ torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from indirect_kernels import (block_attn, bsr_matmul, rel_err, run_attn, run_bsr,  # noqa: E402
-                              run_tma_bsr, run_walk, tma_bsr_matmul, walk_matmul)
+                              matmul_bt, run_matmul_bt, run_tma_bsr, run_walk,
+                              tma_bsr_matmul, walk_matmul)
 import tritium as triton  # noqa: E402
 from tritium.backends.compiler import GPUTarget  # noqa: E402
 from tritium.backends.nvidia import toolchain  # noqa: E402
@@ -157,4 +158,28 @@ def test_walk_matmul_cpu():
 
 def test_tma_bsr_matmul_cpu():
     c, ref = run_tma_bsr(torch, "cpu", 64, 48, 96, 32, 16, 16, 4, 3)
+    assert rel_err(torch, c, ref) < 1e-5
+
+
+@pytest.mark.parametrize("stages", [1, 3])
+def test_transposed_operand_rides_a_ring_as_loaded(stages):
+    """B loaded [N, K] and transposed into the dot: a ring of [N, K] slots (the loaded
+    layout) and a ttg.memdesc_trans view per iteration."""
+    spec = (("*fp16", "D"), ("*fp16", "D"), ("*fp32", "D"), ("i32", ""), ("i32", ""), D, D, D, D,
+            ("constexpr", 128), ("constexpr", 128), ("constexpr", 64))
+    text, ptx = _compile(matmul_bt, spec, stages)
+    if stages == 1:
+        assert "async_copy_global_to_local" not in text
+        return
+    # A [128, 64] and B as loaded [128, 64]: two rings of that shape
+    assert len(re.findall(r'"ttg.local_alloc"\(\).*-> !ttg.memdesc<3x128x64xf16, ', text)) == 2
+    loop = _loop(text)
+    assert "memdesc_trans" in loop and "tt.trans" not in loop
+    assert "cp.async.cg.shared.global" in ptx
+    if toolchain.find_ptxas():
+        toolchain.make_cubin(ptx, arch="sm_90a")
+
+
+def test_matmul_bt_cpu():
+    c, ref = run_matmul_bt(torch, "cpu", 50, 40, 72, 32, 32, 32, torch.float16, 0)
     assert rel_err(torch, c, ref) < 1e-5

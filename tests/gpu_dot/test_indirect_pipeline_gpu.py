@@ -12,7 +12,8 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from indirect_kernels import rel_err, run_attn, run_bsr, run_tma_bsr, run_walk  # noqa: E402
+from indirect_kernels import (rel_err, run_attn, run_bsr, run_matmul_bt,  # noqa: E402
+                              run_tma_bsr, run_walk)
 
 pytestmark = pytest.mark.gpu
 
@@ -71,5 +72,20 @@ def test_tma_bsr_matmul_matches_torch(stages, shape, max_nnz):
     M, N, K = shape
     c, ref = run_tma_bsr(torch, "cuda", M, N, K, 128, 128, 64, max_nnz,
                          seed=M + max_nnz + stages, stages=stages)
+    assert not torch.isnan(c).any()
+    assert rel_err(torch, c, ref) < 1e-3
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(256, 256, 512), (200, 136, 1000)])
+@pytest.mark.parametrize("cfg", [(128, 128, 64, 4), (64, 32, 64, 4), (128, 256, 64, 8)])
+def test_transposed_operand_matches_torch(stages, dtype, shape, cfg):
+    """B loaded [N, K] and transposed in the kernel (a cp.async ring as loaded, the dot
+    reading a transposed view)."""
+    M, N, K = shape
+    BM, BN, BK, warps = cfg
+    c, ref = run_matmul_bt(torch, "cuda", M, N, K, BM, BN, BK, getattr(torch, dtype),
+                           seed=M + K + stages, warps=warps, stages=stages)
     assert not torch.isnan(c).any()
     assert rel_err(torch, c, ref) < 1e-3
