@@ -23,8 +23,11 @@ landing while the first dot runs. Barriers are initialised before the prologue a
 invalidated after the loop.
 
 The loop-carried values the loads' addresses come from (pointer tensors advanced by
-loop-invariant steps) are carried D iterations ahead: the prologue runs their advance D
-times. The ring has NB = S slots, so the slot refilled in iteration i is the one wgmma(i-1)
+loop-invariant steps, or block offsets moved by what an index table says) are carried D
+iterations ahead: the prologue runs their advance D times. Plain loads in those address and
+advance computations (index-table reads) run ahead too, predicated, when the loop writes no
+global memory; see pipeline_indirect.py. A carried value stays in place (D ahead, no copy)
+only when nothing but the address computation reads it, in or after the loop. The ring has NB = S slots, so the slot refilled in iteration i is the one wgmma(i-1)
 read: with async wgmma a barrier after the `warp_group_dot_wait(1)` of every warpgroup
 orders the refill after all those reads (synchronous dots finished before the barrier at
 the top of the iteration). Loops that do not match the pattern are left alone (and still
@@ -39,10 +42,11 @@ from ...ir.attrs import BoolAttr, i64_attr
 from ...ir.builder import Builder
 from ...ir.core import Block, Operation, Value
 from ...passes.manager import Pass, register_pass
-from ...passes.pattern import is_effect_free
-from ..layouts import contig_per_thread, get_order
+from ..layouts import NVMMASharedEncoding, contig_per_thread, get_order
 from .pipeline_branches import (branch_bytes, fold_acc_reset, is_zero_const, reads, top_op,
                                 wait_in_branches)
+from .pipeline_indirect import (clone_predicated, early_ops, early_outputs, slice_ops,
+                                writes_global)
 
 __all__ = ["SoftwarePipeline", "pipeline_loops"]
 
@@ -51,22 +55,6 @@ SMEM_LIMIT = 227 * 1024 - 1024  # sm_90's per-block limit, less room for barrier
 
 
 
-
-
-def _slice(body: Block, roots: List[Value]) -> Optional[List[Operation]]:
-    """Ops of `body` that compute `roots`, in body order; None if one has effects."""
-    seen: Set[Operation] = set()
-    work = list(roots)
-    while work:
-        v = work.pop()
-        op = v.owner_op
-        if op is None or op.parent is not body or op in seen:
-            continue
-        if not is_effect_free(op) or (op.regions and op.name != "scf.if"):
-            return None
-        seen.add(op)
-        work.extend(reads(op))
-    return [op for op in body if op in seen]
 
 
 def _block_args_used(ops: List[Operation], body: Block) -> Set[Value]:
@@ -148,7 +136,13 @@ def _candidates(loop: Operation, info) -> List[_Candidate]:
             if tma is not None:
                 out.append(tma)
                 continue
-            load = alloc.operand(0).owner_op
+            load, trans = alloc.operand(0).owner_op, None
+            if load is not None and load.name == "tt.trans" and load.parent is body \
+                    and len(load.results[0].uses) == 1 and load.results[0].type.rank == 2 \
+                    and isinstance(alloc.results[0].type.encoding, NVMMASharedEncoding):
+                # K of attention loaded row-major and transposed for the dot: the ring holds
+                # the tile as loaded, the dot reads a transposed view of its slot.
+                trans, load = load, load.operand(0).owner_op
             if load is None or load.name != "tt.load" or load.parent is not body \
                     or len(load.results[0].uses) != 1:
                 continue
@@ -157,12 +151,20 @@ def _candidates(loop: Operation, info) -> List[_Candidate]:
             if _copy_bits(load, info) < 32:
                 continue  # cp.async moves 4, 8 or 16 bytes
             enc = alloc.results[0].type.encoding
+            if trans is not None:
+                enc = _untransposed(enc)
             if get_order(load.operand(0).type.encoding)[0] != enc.order[0]:
                 # Staged the other way round (an MN extent too narrow to swizzle goes
                 # K-major): each copy would move one element, below cp.async's 4 bytes.
                 continue
-            out.append(_Candidate(load, alloc, dot))
+            out.append(_Candidate(load, alloc, dot, trans))
     return out
+
+
+def _untransposed(enc: NVMMASharedEncoding) -> NVMMASharedEncoding:
+    """The NVMMA layout of a tile whose transpose has layout `enc` (same bytes)."""
+    return NVMMASharedEncoding(enc.swizzling_byte_width, not enc.transposed,
+                               enc.element_bit_width)
 
 
 def async_modes(loop: Operation, cands: List[_Candidate]) -> Dict[Operation, str]:
@@ -214,7 +216,9 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
         return False
     iv = body.args[0]
     roots = [v for c in cands for v in c.addr_operands]
-    addr_ops = _slice(body, roots)
+    # Index-table reads in the addresses run ahead with them, unless the loop writes memory.
+    loads_ok = not writes_global(body)
+    addr_ops = slice_ops(body, roots, loads_ok)
     if addr_ops is None:
         return False
     direct = {v for v in roots if v in body.args}
@@ -223,7 +227,7 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     # (a fused loop's tile counters and prologue values advance together).
     while True:
         nexts = [term.operand(c.index - 1) for c in carried_set]
-        adv_ops = _slice(body, nexts)
+        adv_ops = slice_ops(body, nexts, loads_ok)
         if adv_ops is None:
             return False
         more = (_block_args_used(adv_ops, body) | {v for v in nexts if v in body.args}) - {iv}
@@ -238,6 +242,12 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
     in_place = all(top_op(u.owner, body) in allowed
                    for v in carried + [r for op in addr_ops + adv_ops for r in op.results]
                    for u in v.uses)
+    # In place, the body's own advance runs on carried values D iterations ahead: it must
+    # not read the induction variable, nor load (its loads would run unpredicated past the
+    # loop's end). Else the advance is cloned onto the ahead copies with `iv + D*step`.
+    in_place = in_place and not any(iv in reads(op) or op.name == "tt.load" for op in adv_ops)
+    # ...and the loop's results would come out D iterations on: only when nothing reads them.
+    in_place = in_place and not any(loop.results[c.index - 1].uses for c in carried)
     D = num_stages - 1
     tile_bytes = sum(c.load.results[0].type.numel * c.load.results[0].type.element_type.bitwidth // 8
                      for c in cands) + 8 * sum(c.tma for c in cands)
@@ -273,6 +283,11 @@ def _ring_types(c: _Candidate, NB: int):
             view = T.MemDescType(tb.dims[::-1], elt, tenc, True, (NB,) + tb.dims)
         return ring, slot, view
     v = c.alloc.results[0].type
+    if c.trans is not None:
+        dims, enc = tuple(c.load.results[0].type.dims), _untransposed(v.encoding)
+        return (T.MemDescType((NB,) + dims, v.element, enc, mutable=True),
+                T.MemDescType(dims, v.element, enc, True, (NB,) + dims),
+                T.MemDescType(v.dims, v.element, v.encoding, True, (NB,) + dims))
     return (T.MemDescType((NB,) + v.dims, v.element, v.encoding, mutable=True),
             T.MemDescType(v.dims, v.element, v.encoding, True, (NB,) + v.dims), None)
 
@@ -318,8 +333,19 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
         b.create("ttng.fence_async_shared", [], [], {"bCluster": False})
         b.create("ttg.barrier", [], [])
 
+    # The index loads among the address ops (and what they read) run an iteration before the
+    # copies they feed; their results `xs` are carried from one iteration to the next.
+    early = early_ops(addr_ops)
+    early_set = set(early)
+    late = [op for op in addr_ops if op not in early_set]
+    addr_set = set(addr_ops)
+    xs = early_outputs(early, late + [op for op in adv_ops if op not in addr_set]
+                       + [x.load for x in cands])
+    xs += [v for v in (term.operand(c.index - 1) for c in carried)
+           if v.owner_op in early_set and v not in xs]
+
     def issue(bld: Builder, mapping: Dict[Value, Value], pred: Value, slot: Value) -> None:
-        for op in addr_ops:
+        for op in late:
             bld.insert(op.clone(mapping))
         for c, buf, (_, st, _) in zip(cands, bufs, types):
             view = bld.create1("ttg.memdesc_index", [buf, slot], st)
@@ -342,25 +368,36 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
             if c is last_cp.get(c.dot):
                 bld.create("ttg.async_commit_group", [], [])
 
-    addr_set = set(addr_ops)
-
-    def advance(bld: Builder, mapping: Dict[Value, Value]) -> List[Value]:
+    def advance(bld: Builder, mapping: Dict[Value, Value], pred: Value) -> List[Value]:
         """The carried values one iteration on, from `mapping` (after `issue` used it)."""
         for op in adv_ops:
             if op not in addr_set:
-                bld.insert(op.clone(mapping))
+                clone_predicated(bld, op, mapping, pred)
         return [mapping.get(term.operand(c.index - 1), term.operand(c.index - 1))
                 for c in carried]
 
+    def run_early(bld: Builder, mapping: Dict[Value, Value], pred: Value) -> List[Value]:
+        for op in early:
+            clone_predicated(bld, op, mapping, pred)
+        return [mapping[x] for x in xs]
+
+    def iv_at(bld: Builder, base: Value, s: int):
+        """base + s*step and whether that iteration runs."""
+        v = base if s == 0 else bld.create1("arith.addi", [base, bld.create1(
+            "arith.muli", [step, bld.constant(s, ity)], ity)], ity)
+        return v, bld.create1("arith.cmpi", [v, ub], T.IntegerType(1), {"predicate": i64_attr(2)})
+
     # prologue
     vals = {c: loop.operand(3 + c.index - 1) for c in carried}
+    steps = [iv_at(b, lb, s) for s in range(D + bool(early))]
+    x_vals = run_early(b, {iv: lb, **vals}, steps[0][1]) if early else []
     for s in range(D):
-        iv_s = lb if s == 0 else b.create1("arith.addi", [lb, b.create1(
-            "arith.muli", [step, b.constant(s, ity)], ity)], ity)
-        pred = b.create1("arith.cmpi", [iv_s, ub], T.IntegerType(1), {"predicate": i64_attr(2)})
-        mapping: Dict[Value, Value] = {iv: iv_s, **vals}
+        iv_s, pred = steps[s]
+        mapping: Dict[Value, Value] = {iv: iv_s, **vals, **dict(zip(xs, x_vals))}
         issue(b, mapping, pred, c32(s % NB))
-        vals = dict(zip(carried, advance(b, mapping)))
+        vals = dict(zip(carried, advance(b, mapping, pred)))
+        if early:
+            x_vals = run_early(b, {iv: steps[s + 1][0], **vals}, steps[s + 1][1])
     inits = list(loop.operands[3:])
     n_ahead = 0 if in_place else len(carried)
     if in_place:
@@ -368,14 +405,17 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
             inits[c.index - 1] = vals[c]
     else:
         inits += [vals[c] for c in carried]
+    inits += x_vals
     inits += [c32(0), c32(D % NB), c32(0)]
     new = b.create("scf.for", [lb, ub, step, *inits], [v.type for v in inits],
                    dict(loop.attributes), num_regions=1)
     nbody = new.regions[0].add_block()
     nargs = [nbody.add_argument(a.type) for a in body.args] + \
         [nbody.add_argument(c.type) for c in carried[:n_ahead]] + \
+        [nbody.add_argument(x.type) for x in xs] + \
         [nbody.add_argument(i32) for _ in range(3)]
     ahead_args = nargs[len(body.args):len(body.args) + n_ahead]
+    x_args = nargs[len(body.args) + n_ahead:len(body.args) + n_ahead + len(xs)]
     for old, na in zip(body.args, nargs):
         old.replace_all_uses_with(na)
     for op in list(body):
@@ -404,8 +444,8 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
         if c.tma:
             bar = wb.create1("ttg.memdesc_index", [bars[c], ext], one_bar)
             wb.create("ttng.wait_barrier", [bar, phase], [])
-            if view_t is not None:
-                view = wb.create1("ttg.memdesc_trans", [view], view_t, {"order": [1, 0]})
+        if view_t is not None:
+            view = wb.create1("ttg.memdesc_trans", [view], view_t, {"order": [1, 0]})
         c.alloc.results[0].replace_all_uses_with(view)
     dots = [op for op in nbody if op.name == "ttng.warp_group_dot"]
     last = dots[-1]
@@ -433,12 +473,24 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
                                                         ity)], ity)
     pred = ib.create1("arith.cmpi", [ahead, new.operand(1)], T.IntegerType(1), {"predicate": i64_attr(2)})
     if in_place:
-        issue(ib, {iv: ahead}, pred, ins)
+        issue(ib, {iv: ahead, **dict(zip(xs, x_args))}, pred, ins)
         nxt = []
+        later = [term.operand(c.index - 1) for c in carried]
     else:
-        mapping = {iv: ahead, **{nargs[c.index]: a for c, a in zip(carried, ahead_args)}}
+        mapping = {iv: ahead, **{nargs[c.index]: a for c, a in zip(carried, ahead_args)},
+                   **dict(zip(xs, x_args))}
         issue(ib, mapping, pred, ins)
-        nxt = advance(ib, mapping)
+        nxt = advance(ib, mapping, pred)
+        later = list(nxt)
+    if early:
+        # The index loads of the iteration after the one just issued, at the end of the
+        # body: a whole iteration hides their latency.
+        eb = Builder()
+        eb.set_insertion_point_before(term)
+        eb.loc = loop.loc
+        iv_n, pred_n = iv_at(eb, ahead, 1)
+        nxt += run_early(eb, {iv: iv_n, **{nargs[c.index]: v for c, v in zip(carried, later)}},
+                         pred_n)
     one, nb = ib.constant(1, i32), ib.constant(NB, i32)
     wraps = []
     for x in (ext, ins):
@@ -462,7 +514,10 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
     results = list(new.results[:len(loop.results)])
     if modes:
         for i, r in enumerate(results):
-            if isinstance(r.type, T.TensorType) and type(r.type.encoding).__name__ == "NvidiaMmaEncoding":
+            # What a wgmma left in flight (the dot, or its wait(1)); other values in the mma
+            # layout (flex attention's offs_n) need no wait.
+            src = term.operand(i).owner_op
+            if src is not None and src.name in ("ttng.warp_group_dot", "ttng.warp_group_dot_wait"):
                 w = ab.create("ttng.warp_group_dot_wait", [r], [r.type], {"pendings": 0})
                 results[i] = w.results[0]
     if tmas:
