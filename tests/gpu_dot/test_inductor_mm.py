@@ -28,13 +28,13 @@ SIG = {"in_ptr0": "*fp16", "arg_A": "*fp16", "arg_B": "*fp16", "out_ptr1": "*fp1
                                    "EVEN_K")}}
 
 
-def _compile(cfg, size=4096):
+def _compile(cfg, size=4096, arch=90):
     BM, BN, BK, W, S = cfg
     consts = {"M": size, "N": size, "K": size, "BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK,
               "GROUP_M": 8, "EVEN_K": size % BK == 0}
     attrs = {(i,): [["tt.divisibility", 16]] for i in range(4)}
     src = ASTSource(KERNEL, SIG, consts, attrs)
-    return tritium_compile(src, target=GPUTarget("cuda", 90, 32),
+    return tritium_compile(src, target=GPUTarget("cuda", arch, 32),
                            options=dict(num_warps=W, num_stages=S))
 
 
@@ -59,10 +59,21 @@ def test_template_epilogue_and_copies(cfg):
     assert copies and all(ln.rstrip("; ").endswith(", 16") or ", 16," in ln for ln in copies)
     assert not re.search(r"cp\.async\.c[ag]\.shared\.global[^\n]*, (4|8)[,;]", ptx)
     assert k.metadata["n_spills"] == 0
+    # the output tile leaves the accumulator through stmatrix (16-byte rows) where the
+    # registers alone would give 4-byte stores (8 warps along M, or 64-row tiles)
+    stm = len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
+    assert stm == (0 if (W, BM) == (4, 128) else BM * BN // (W * 32) // 8), stm
+    assert not re.search(r"st\.shared\.(b16|b32)", ptx)
+
+
+@pytest.mark.skipif(toolchain.find_ptxas() is None, reason="needs ptxas (nvidia-cuda-nvcc)")
+def test_no_stmatrix_before_sm90():
+    k = _compile((128, 128, 64, 8, 3), arch=80)
+    assert "mma.sync" in k.asm["ptx"] and "stmatrix" not in k.asm["ptx"]
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("cfg", CONFIGS[:3], ids=lambda c: "{}x{}x{}_w{}_s{}".format(*c))
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: "{}x{}x{}_w{}_s{}".format(*c))
 @pytest.mark.parametrize("size", [256, 200])
 def test_template_matches_torch(cfg, size):
     torch = pytest.importorskip("torch")
