@@ -26,7 +26,7 @@ from typing import List, Sequence, Tuple
 
 from ..ir import types as T
 from .convert import ConversionPlan, SharedPlan, _cost, optimal_swizzling, plan_conversion
-from .linear_layout import LinearLayout
+from .linear_layout import LinearLayout, gf2_rank
 
 REG, LANE, WARP, BLOCK = "register", "lane", "warp", "block"
 
@@ -131,7 +131,10 @@ def stmatrix_view(src: LinearLayout):
         return None
     b[REG] = [regs[0], lanes[0], lanes[1]] + regs[3:]
     b[LANE] = [lanes[2], lanes[3], lanes[4], regs[1], regs[2]]
-    return LinearLayout(b, [(d, src.get_out_dim_size(d)) for d in src.out_dims])
+    view = LinearLayout(b, [(d, src.get_out_dim_size(d)) for d in src.out_dims])
+    # every register of the view a distinct element (the lowering stores each group whole)
+    flat = [v[0] for v in view.flatten_outs().bases[REG]]
+    return view if gf2_rank(flat) == len(flat) else None
 
 
 def conversion_scratch_bytes(src: LinearLayout, dst: LinearLayout, bits: int) -> int:

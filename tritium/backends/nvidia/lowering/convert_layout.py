@@ -270,6 +270,7 @@ def _through_shared(ctx: FunctionContext, op, sp, vals: List[str], src_ll: Linea
                                           .bases[REG][:3]] != [1, 2, 4]):
         raise LoweringError("stmatrix conversion: the scratch rows are not 16-byte vectors")
     nrep = sp.num_reps
+    stm_hw = _opaque_hw(ctx, src_ll, inv) if stmatrix else None
     out_vals: List[Optional[str]] = [None] * dst_ll.get_in_dim_size(REG)
 
     def address(hw, off):
@@ -285,8 +286,7 @@ def _through_shared(ctx: FunctionContext, op, sp, vals: List[str], src_ll: Linea
         ctx.barrier()
         hw, nvec, groups, _ = sides[0]
         if stmatrix:
-            store_matrices(ctx, _opaque_hw(ctx, src_ll, inv), groups.get(rep, []), vals, elt,
-                           base)
+            store_matrices(ctx, stm_hw, groups.get(rep, []), vals, elt, base)
         else:
             store_vectors(ctx, hw, nvec, groups.get(rep, []), vals, elt, address, base)
         ctx.barrier()
