@@ -24,4 +24,6 @@ for t in memcheck racecheck synccheck; do
   done
 done
 python3 bench/bench_matmul.py --json "$OUT/bench_matmul.json" 2>&1 | tee "$OUT/bench_matmul.log" | tail -7
+python3 bench/bench_inductor_mm.py --json "$OUT/bench_inductor_mm.json" 2>&1 \
+  | tee "$OUT/bench_inductor_mm.log" | tail -8
 python3 bench/bench_gpu.py --json "$OUT/bench_gpu.json" 2>&1 | tee "$OUT/bench_gpu.log"

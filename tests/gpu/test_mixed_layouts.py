@@ -19,7 +19,9 @@ from hypothesis import given, settings, strategies as st
 from tritium.gpu.convert import bank_conflicts, optimal_swizzling, plan_conversion
 from tritium.gpu.layouts import BlockedEncoding, LinearEncoding, dim_names
 from tritium.gpu.linear_layout import LinearLayout as LL, gf2_rank, log2
-from tritium.gpu.scratch import conversion_plan
+from tritium.gpu.scratch import conversion_plan, stmatrix_view
+
+from tests.gpu.test_stmatrix_plan import check_stmatrix
 
 FAST = settings(max_examples=80, deadline=None)
 SLOW = settings(max_examples=150, deadline=None)
@@ -607,7 +609,10 @@ def test_conversion_plans_of_mixed_pairs(pair, bitwidth):
                 for l in range(32):
                     assert got[r & ~s.dst_broadcast_mask, l] == coord(dst, register=r, lane=l, warp=w)
     sp = conversion_plan(src, dst, bitwidth)
-    if sp.kind == "shared":
+    if sp.kind == "shared" and sp.stmatrix:  # 16-bit, stored by stmatrix.x4: simulated
+        assert sp.shared == optimal_swizzling(stmatrix_view(src), dst, bitwidth)
+        check_stmatrix(src, dst, sp.shared)
+    elif sp.kind == "shared":
         assert sp.shared == optimal_swizzling(src, dst, bitwidth)
 
 

@@ -98,6 +98,8 @@ class ConversionPlan:
     perm: list[int] | None = None
     shuffle: ShufflePlan | None = None
     shared: SharedPlan | None = field(default=None)
+    # shared plan made for `stmatrix_view(src)`: the store side is stmatrix.x4 (sm_90)
+    stmatrix: bool = False
 
 
 def plan_conversion(src: LinearLayout, dst: LinearLayout, bitwidth: int = 32) -> ConversionPlan:

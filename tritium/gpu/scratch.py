@@ -25,8 +25,8 @@ from math import prod
 from typing import List, Sequence, Tuple
 
 from ..ir import types as T
-from .convert import ConversionPlan, SharedPlan, optimal_swizzling, plan_conversion
-from .linear_layout import LinearLayout
+from .convert import ConversionPlan, SharedPlan, _cost, optimal_swizzling, plan_conversion
+from .linear_layout import LinearLayout, gf2_rank
 
 REG, LANE, WARP, BLOCK = "register", "lane", "warp", "block"
 
@@ -98,7 +98,43 @@ def conversion_plan(src: LinearLayout, dst: LinearLayout, bits: int) -> Conversi
             plan = ConversionPlan("shared", plan.cvt, shared=optimal_swizzling(src, dst, bits))
     if plan.kind == "shared" and not _usable(plan.shared):
         plan = ConversionPlan("shared", plan.cvt, shared=_plain_shared(src, bits))
+    if plan.kind == "shared" and bits == 16 and plan.shared.vec_src < 8:
+        view = stmatrix_view(src)
+        if view is not None:
+            sp = optimal_swizzling(view, dst, bits)
+            if sp.vec_src == 8 and _usable(sp) and _cost(sp) < _cost(plan.shared) and \
+                    _rows_in_order(view, sp):
+                plan = ConversionPlan("shared", plan.cvt, shared=sp, stmatrix=True)
     return plan
+
+
+def _rows_in_order(view: LinearLayout, sp: SharedPlan) -> bool:
+    """stmatrix writes column c of a row from register bit 0 = c bit 0 and lane bits 0-1 =
+    c bits 1-2: the view's first three register bits must be scratch offsets 1, 2, 4."""
+    flat = view.compose(sp.smem.invert()).flatten_outs()
+    return [b[0] for b in flat.bases[REG][:3]] == [1, 2, 4]
+
+
+def stmatrix_view(src: LinearLayout):
+    """`src` as `stmatrix.sync.aligned.m8n8.x4.b16` stores it, or None. The instruction
+    stores register i (two 16-bit elements: register bit 0) of lane l at row l/4, columns
+    2*(l%4)+{0,1} of matrix i, and lane 8i+r gives the address of row r of matrix i: it
+    is a 16-byte vector store by a layout whose register bits are (register bit 0, lane
+    bits 0 and 1), whose lane bits are (lane bits 2-4, register bits 1 and 2), the other
+    register bits counting instructions. Where the smem plan of that layout stores
+    8-element vectors, a tensor-core accumulator whose registers share no bits with the
+    destination's beyond the first (8 warps along M, or 64-row tiles) is stored 16 bytes
+    at a time instead of 4."""
+    b = src.bases
+    regs, lanes = b.get(REG, []), b.get(LANE, [])
+    if len(regs) < 3 or len(lanes) != 5 or not all(any(v) for v in regs + lanes):
+        return None
+    b[REG] = [regs[0], lanes[0], lanes[1]] + regs[3:]
+    b[LANE] = [lanes[2], lanes[3], lanes[4], regs[1], regs[2]]
+    view = LinearLayout(b, [(d, src.get_out_dim_size(d)) for d in src.out_dims])
+    # every register of the view a distinct element (the lowering stores each group whole)
+    flat = [v[0] for v in view.flatten_outs().bases[REG]]
+    return view if gf2_rank(flat) == len(flat) else None
 
 
 def conversion_scratch_bytes(src: LinearLayout, dst: LinearLayout, bits: int) -> int:

@@ -134,3 +134,78 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+
+// -----
+
+// Upstream's hoistConvertOnTopOfExtOrBroadcast: a loaded fp16 tile (an anchor) widened
+// by extf and converted to the wgmma accumulator layout is converted before the extf,
+// moving half the bytes through shared memory.
+// CHECK-LABEL: tt.func public @hoist_ext
+// CHECK: %[[X:.*]] = tt.load
+// CHECK-NEXT: %[[C:.*]] = ttg.convert_layout %[[X]] : tensor<128x128xf16, #blocked> -> tensor<128x128xf16, #mma>
+// CHECK-NEXT: arith.extf %[[C]] : tensor<128x128xf16, #mma> to tensor<128x128xf32, #mma>
+// CHECK-NOT: ttg.convert_layout
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @hoist_ext(%p: tensor<128x128x!tt.ptr<f16>, #blocked>, %acc: tensor<128x128xf32, #mma>, %q: tensor<128x128x!tt.ptr<f32>, #mma>) {
+    %x = tt.load %p : tensor<128x128x!tt.ptr<f16>, #blocked>
+    %y = arith.extf %x : tensor<128x128xf16, #blocked> to tensor<128x128xf32, #blocked>
+    %z = ttg.convert_layout %y : tensor<128x128xf32, #blocked> -> tensor<128x128xf32, #mma>
+    %s = arith.addf %acc, %z : tensor<128x128xf32, #mma>
+    tt.store %q, %s : tensor<128x128x!tt.ptr<f32>, #mma>
+    tt.return
+  }
+}
+
+// -----
+
+// Inductor's epilogue bias, a load of a broadcast row of pointers: it is read again in
+// the accumulator layout (the pointer row and the row/column masks converted where they
+// are made, a few elements each) instead of converting the loaded 128x128 tile.
+// CHECK-LABEL: tt.func public @bias
+// CHECK-NOT: ttg.convert_layout {{.*}} tensor<128x128
+// CHECK: %[[P:.*]] = tt.broadcast %{{.*}} : tensor<1x128x!tt.ptr<f16>, #mma> -> tensor<128x128x!tt.ptr<f16>, #mma>
+// CHECK: %[[X:.*]] = tt.load %[[P]], %{{.*}} : tensor<128x128x!tt.ptr<f16>, #mma>
+// CHECK-NEXT: arith.extf %[[X]] : tensor<128x128xf16, #mma> to tensor<128x128xf32, #mma>
+// CHECK-NOT: ttg.convert_layout
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @bias(%b: tensor<1x128x!tt.ptr<f16>, #blocked>, %mr: tensor<128x1xi1, #blocked>, %mc: tensor<1x128xi1, #blocked>, %acc: tensor<128x128xf32, #mma>, %q: tensor<128x128x!tt.ptr<f32>, #mma>) {
+    %bp = tt.broadcast %b : tensor<1x128x!tt.ptr<f16>, #blocked> -> tensor<128x128x!tt.ptr<f16>, #blocked>
+    %m0 = tt.broadcast %mr : tensor<128x1xi1, #blocked> -> tensor<128x128xi1, #blocked>
+    %m1 = tt.broadcast %mc : tensor<1x128xi1, #blocked> -> tensor<128x128xi1, #blocked>
+    %m = arith.andi %m0, %m1 : tensor<128x128xi1, #blocked>
+    %x = tt.load %bp, %m : tensor<128x128x!tt.ptr<f16>, #blocked>
+    %y = arith.extf %x : tensor<128x128xf16, #blocked> to tensor<128x128xf32, #blocked>
+    %z = ttg.convert_layout %y : tensor<128x128xf32, #blocked> -> tensor<128x128xf32, #mma>
+    %s = arith.addf %acc, %z : tensor<128x128xf32, #mma>
+    tt.store %q, %s : tensor<128x128x!tt.ptr<f32>, #mma>
+    tt.return
+  }
+}
+
+// -----
+
+// The same load also stored in its own layout is not read twice: the fp16 tile is
+// converted (above the extf).
+// CHECK-LABEL: tt.func public @bias_kept
+// CHECK: %[[X:.*]] = tt.load %{{.*}} : tensor<128x128x!tt.ptr<f16>, #blocked>
+// CHECK-NEXT: %[[C:.*]] = ttg.convert_layout %[[X]] : tensor<128x128xf16, #blocked> -> tensor<128x128xf16, #mma>
+// CHECK-NOT: ttg.convert_layout
+// CHECK: arith.extf %[[C]] : tensor<128x128xf16, #mma> to tensor<128x128xf32, #mma>
+#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @bias_kept(%b: tensor<1x128x!tt.ptr<f16>, #blocked>, %acc: tensor<128x128xf32, #mma>, %q: tensor<128x128x!tt.ptr<f32>, #mma>, %r: tensor<128x128x!tt.ptr<f16>, #blocked>) {
+    %bp = tt.broadcast %b : tensor<1x128x!tt.ptr<f16>, #blocked> -> tensor<128x128x!tt.ptr<f16>, #blocked>
+    %x = tt.load %bp : tensor<128x128x!tt.ptr<f16>, #blocked>
+    tt.store %r, %x : tensor<128x128x!tt.ptr<f16>, #blocked>
+    %y = arith.extf %x : tensor<128x128xf16, #blocked> to tensor<128x128xf32, #blocked>
+    %z = ttg.convert_layout %y : tensor<128x128xf32, #blocked> -> tensor<128x128xf32, #mma>
+    %s = arith.addf %acc, %z : tensor<128x128xf32, #mma>
+    tt.store %q, %s : tensor<128x128x!tt.ptr<f32>, #mma>
+    tt.return
+  }
+}

@@ -29,6 +29,7 @@ from ...passes.dce import dce
 from ...passes.manager import Pass, register_pass
 from ...passes.pattern import is_effect_free
 from ..layouts import SliceEncoding
+from ..mma_layouts import DotOperandEncoding
 from .layout_inference import infer_dst_layout, infer_src_layout
 from .legality import (MEMORY_OPS, encoding_of, is_elementwise, legalize_op, retype,
                        with_encoding)
@@ -278,6 +279,33 @@ def _rematerializable(op: Operation) -> bool:
     return is_elementwise(op) and op.name not in MEMORY_OPS and is_effect_free(op)
 
 
+def _broadcast_load(op: Operation, threads: int) -> bool:
+    """A load of a broadcast pointer tile with no more distinct addresses than the block
+    has threads (Inductor's epilogue bias, `tl.load(bias + tl.broadcast_to(idx_n, [M, N]))`)
+    is read again in the layout its user wants rather than converted: in a tensor-core
+    accumulator layout each thread reads its own columns straight from L1 (the rows it
+    holds share addresses, so the lowering issues one load per column pair), where
+    converting the loaded tile goes through shared memory and two barriers. Upstream
+    keeps such a load an anchor and converts it."""
+    if op.name != "tt.load" or op.attr("isVolatile", False) or not _tensor(op.results[0]):
+        return False
+    if len(list(op.results[0].uses)) != 1:  # read by others too: it would be read twice
+        return False
+    p = op.operand(0).owner_op
+    return p is not None and p.name == "tt.broadcast" and _tensor(p.operand(0)) and \
+        p.operand(0).type.numel <= threads
+
+
+def _widening(op: Operation) -> bool:
+    """A cast to a wider element type (what upstream hoists a conversion above)."""
+    if op.name in ("arith.extf", "arith.extsi", "arith.extui"):
+        return True
+    if op.name == "tt.fp_to_fp" and _tensor(op.operand(0)):
+        src = getattr(op.operand(0).type.element, "bitwidth", 0)
+        return 0 < src < getattr(op.results[0].type.element, "bitwidth", 0)
+    return False
+
+
 def _operand_layout(op: Operation, enc):
     """The layout operand(s) of `op` need for its result to have layout `enc`."""
     if op.name == "tt.expand_dims":
@@ -313,6 +341,8 @@ class Rematerializer:
         # the tiny values _collect decided to convert where they are made
         self.limit = 0
         self.leaves: List[Tuple[Value, object]] = []
+        self.ext_leaf: Optional[Tuple[Value, object]] = None  # the one hoisted-above cast
+        self.threads = 128  # of the function being rewritten (rematerialize sets it)
 
     def lookup(self, v: Value, enc) -> Optional[Value]:
         if not _tensor(v) or v.type.encoding == enc:
@@ -339,7 +369,10 @@ class Rematerializer:
             ok = self._collect(op.operand(0), enc, plan, seen, passed)
             seen[key] = ok
             return ok
-        if op is None or not _rematerializable(op):
+        if op is not None and self._hoist_below_ext(op, enc, plan, seen, passed):
+            seen[key] = True
+            return True
+        if op is None or not (_rematerializable(op) or _broadcast_load(op, self.threads)):
             # A tiny value (a row's scalar that a broadcast widens) is converted where it
             # is made: moving its few elements is cheaper than converting what grew from it.
             ok = v.type.numel * 4 <= self.limit
@@ -359,6 +392,33 @@ class Rematerializer:
         plan.append((op, enc))
         return True
 
+    def _hoist_below_ext(self, op: Operation, enc, plan, seen, passed) -> bool:
+        """Upstream's hoistConvertOnTopOfExtOrBroadcast: when what a widening cast (extf,
+        extsi/extui, an upcasting fp_to_fp) reads cannot be recomputed (a load), convert
+        that narrower value and recompute the cast, rather than converting the wide result
+        (an fp16 bias tile converted before `extf` moves half the bytes through shared
+        memory). One such cast per convert, or the convert would be duplicated; not into
+        dot-operand layouts (attention's heuristic upstream)."""
+        if not _widening(op) or self.ext_leaf is not None or \
+                isinstance(enc, DotOperandEncoding):
+            return False
+        src = op.operand(0)
+        want = _operand_layout(op, enc)
+        if want is None or not _tensor(src):
+            return False
+        mark = (len(plan), len(self.leaves), len(passed), dict(seen))
+        if self._collect(src, want, plan, seen, passed):
+            plan.append((op, enc))
+            return True
+        # roll back what the failed attempt planned, then convert the cast's operand
+        del plan[mark[0]:], self.leaves[mark[1]:], passed[mark[2]:]
+        seen.clear()
+        seen.update(mark[3])
+        self.ext_leaf = (src, want)
+        self.leaves.append((src, want))
+        plan.append((op, enc))
+        return True
+
     def _cost(self, cvt: Operation, plan, passed) -> int:
         """Cost of the copies that stay alive beside the originals (a tiny value's
         conversion counts as one op)."""
@@ -374,8 +434,9 @@ class Rematerializer:
                 if all(id(u.owner) in dying for r in op.results for u in r.uses):
                     dying.add(id(op))
                     changed = True
-        return len(self.leaves) + sum(0 if op.name in _FREE else 1 for op, _ in plan
-                                      if id(op) not in dying)
+        # a load left alive would be issued twice: as dear as the conversion itself
+        return len(self.leaves) + sum(0 if op.name in _FREE else 8 if op.name == "tt.load"
+                                      else 1 for op, _ in plan if id(op) not in dying)
 
     def _convert_leaf(self, v: Value, enc) -> None:
         d = v.owner_op
@@ -393,7 +454,7 @@ class Rematerializer:
             return False  # a tiny value's conversion made here: it is the copy
         plan: List[Tuple[Operation, object]] = []
         passed: List[Operation] = []
-        self.limit, self.leaves = cvt.results[0].type.numel, []
+        self.limit, self.leaves, self.ext_leaf = cvt.results[0].type.numel, [], None
         if not self._collect(cvt.operand(0), target, plan, {}, passed):
             return False
         cost = self._cost(cvt, plan, passed)
@@ -419,6 +480,7 @@ class Rematerializer:
 
 def rematerialize(func: Operation, remat: Optional[Rematerializer] = None) -> int:
     remat = remat or Rematerializer()
+    remat.threads = _threads(func)
     n = 0
     for op in list(func.walk()):
         if op.name == CVT and op.parent is not None and remat.try_remove(op):

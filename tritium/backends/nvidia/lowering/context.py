@@ -478,6 +478,40 @@ class FunctionContext:
         self._lin_cache[bases] = acc
         return acc
 
+    def warp_uniform_value(self, bases: Sequence[int]) -> Tuple[str, int]:
+        """(value, mask) of XOR_{bit j of the warp id set} bases[j], computed from the warp id
+        read through `shfl.sync.idx` from lane 0, as upstream does: ptxas then knows the
+        value is warp-uniform and keeps what derives from it (wgmma descriptors) in uniform
+        registers. Computed from tid.x, LLVM may fold it into lane-dependent expressions of
+        the same bits, and the main loop then moves each descriptor through R2UR."""
+        bases = tuple(int(b) for b in bases)
+        mask = 0
+        for b in bases:
+            mask |= b
+        if not mask:
+            return "0", 0
+        key = ("warp-uniform",) + bases
+        got = self._lin_cache.get(key)
+        if got is not None:
+            return got, mask
+        name = "llvm.nvvm.shfl.sync.idx.i32"
+        self.e.declare(name, "i32", ["i32", "i32", "i32", "i32"])
+        w = self.e.pro(f"lshr i32 {self.tid()}, 5", "m")
+        wid = self.e.pro(f"call i32 @{name}(i32 -1, i32 {w}, i32 0, i32 31)", "wid")
+        acc = None
+        for j, b in enumerate(bases):
+            for k in range(b.bit_length()):
+                if not (b >> k) & 1:
+                    continue
+                v = self.e.pro(f"and i32 {wid}, {1 << j}", "m")
+                if k > j:
+                    v = self.e.pro(f"shl i32 {v}, {k - j}", "m")
+                elif k < j:
+                    v = self.e.pro(f"lshr i32 {v}, {j - k}", "m")
+                acc = v if acc is None else self.e.pro(f"xor i32 {acc}, {v}", "m")
+        self._lin_cache[key] = acc
+        return acc, mask
+
     def hw_from_tid_bases(self, bases: Sequence[int]) -> Tuple[str, int]:
         """(value, mask of bits it can have) of XOR_{bit i of tid.x set} bases[i]."""
         mask = 0

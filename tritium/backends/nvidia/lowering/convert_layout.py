@@ -6,7 +6,9 @@ layout `dst_ll` (same tensor coordinates) with the plan of `tritium.gpu.scratch.
 * register  - a renaming of registers;
 * shuffle   - rounds of `shfl.sync.idx` (lane-dependent register choices are selects);
 * shared    - bar.sync, vectorised `st.shared` into the swizzled scratch at the op's
-              `allocation.offset`, bar.sync, vectorised `ld.shared` (repeated per `reps`).
+              `allocation.offset`, bar.sync, vectorised `ld.shared` (repeated per `reps`);
+              16-bit tensor-core accumulators whose registers alone give short vectors
+              are stored by `stmatrix.x4` (sm_90), 16 bytes per row.
 """
 from __future__ import annotations
 
@@ -54,7 +56,8 @@ def move(ctx: FunctionContext, op, vals: List[str], src_ll: LinearLayout, dst_ll
         return [vals[p] for p in plan.perm]
     if plan.kind == "shuffle":
         return _shuffle(ctx, plan.shuffle, vals, ndst, elt)
-    return _through_shared(ctx, op, plan.shared, vals, src_ll, dst_ll, elt)
+    stm = plan.stmatrix and ctx.mod.capability >= 90
+    return _through_shared(ctx, op, plan.shared, vals, src_ll, dst_ll, elt, stmatrix=stm)
 
 
 def _shuffle(ctx: FunctionContext, sp, vals: List[str], ndst: int, elt: T.Type) -> List[str]:
@@ -189,17 +192,85 @@ def load_vectors(ctx: FunctionContext, hw, nvec: int, items, out_vals: List[Opti
             out_vals[m] = ctx.from_storage(elt, v)
 
 
+def _opaque_hw(ctx: FunctionContext, ll: LinearLayout, inv: LinearLayout) -> tuple:
+    """The lane/warp part of the scratch offset of `ll` (as `access_groups`' hw), computed
+    here, after the main loop, from a tid.x LLVM cannot see through: computed in the entry
+    block it shares subexpressions with the loop's address math and perturbs it (the
+    128x128x64 w8 matmul loop: 79 SASS instructions instead of 76; before the wgmma
+    descriptors' warp id came through `warp_uniform_value`, 98)."""
+    from .context import _hw_tid_bases
+    flat = ll.compose(inv).flatten_outs()
+    bases = _hw_tid_bases(flat, flat.out_dims[0])
+    e = ctx.e
+    tid = e.asm("i32", "mov.u32 $0, %tid.x;", "=r", [])
+    acc, mask = None, 0
+    for i, b in enumerate(bases):
+        mask |= b
+        for k in range(b.bit_length()):
+            if not (b >> k) & 1:
+                continue
+            bit = e.bin("and", "i32", tid, str(1 << i))
+            sh = k - i
+            bit = e.bin("shl", "i32", bit, str(sh)) if sh > 0 else \
+                e.bin("lshr", "i32", bit, str(-sh)) if sh < 0 else bit
+            acc = bit if acc is None else e.bin("xor", "i32", acc, bit)
+    return (acc or "0", mask)
+
+
+def store_matrices(ctx: FunctionContext, hw, items, vals: List[str], elt: T.Type,
+                   base: int) -> None:
+    """`stmatrix.x4` of each (offset, registers) item of `access_groups` over
+    `stmatrix_view(src)`: the item's 8-element row is what lanes 4r..4r+3 hold, so this
+    lane passes its own registers (bit 0, and bits 1-2 selecting the matrix) of the item's
+    instruction (its register bits from 3 up) and the address of its row. `hw` is computed
+    in this block (`_opaque_hw`), so the addresses are too; `base` is the scratch's byte
+    offset."""
+    e = ctx.e
+    st = ctx.storage_type(elt)
+    nbytes = storage_bits(elt) // 8
+    shift = nbytes.bit_length() - 1
+    start = None
+    for off, members in items:
+        first = members[0] & ~7
+        words = []
+        for i in range(4):
+            pair = [ctx.to_storage(elt, vals[first | (i << 1) | b])[1] for b in (0, 1)]
+            words.append(e.inst(f"bitcast <2 x {st}> {e.build_vector(st, pair)} to i32", "w"))
+        # The offset goes into the instruction's address (one base register for all of
+        # them) when it cannot carry into the lane part; else it is XORed in.
+        if hw[1] & off:
+            o = e.bin("xor", "i32", hw[0], str(off))
+            p, imm = ctx.smem_ptr(e.bin("add", "i32", e.bin("shl", "i32", o, str(shift)),
+                                        str(base))), 0
+        else:
+            if start is None:
+                start = ctx.smem_ptr(e.bin("add", "i32", e.bin("shl", "i32", hw[0], str(shift)),
+                                           str(base)))
+            p, imm = start, off * nbytes
+        a = e.inst(f"ptrtoint ptr addrspace(3) {p} to i32", "sa")
+        at = f"[$0+{imm}]" if imm else "[$0]"
+        e.asm("void", f"stmatrix.sync.aligned.m8n8.x4.shared.b16 {at}, {{$1, $2, $3, $4}};",
+              "r,r,r,r,r", [("i32", a)] + [("i32", w) for w in words], side_effects=True)
+
+
 def _through_shared(ctx: FunctionContext, op, sp, vals: List[str], src_ll: LinearLayout,
-                    dst_ll: LinearLayout, elt: T.Type) -> List[str]:
+                    dst_ll: LinearLayout, elt: T.Type, stmatrix: bool = False) -> List[str]:
     e = ctx.e
     nbytes = storage_bits(elt) // 8
     inv = sp.smem.invert()
     scratch = sp.scratch_elems
     sbits = scratch.bit_length() - 1
     base = ctx.smem_base(op)
+    if stmatrix:  # the store side's layout as stmatrix.x4 writes it (scratch.stmatrix_view)
+        from ....gpu.scratch import stmatrix_view
+        src_ll = stmatrix_view(src_ll)
     sides = [access_groups(ctx, ll, inv, nvec, sbits)
              for ll, nvec in ((src_ll, sp.vec_src), (dst_ll, sp.vec_dst))]
+    if stmatrix and (sides[0][1] != 8 or [b[0] for b in src_ll.compose(inv).flatten_outs()
+                                          .bases[REG][:3]] != [1, 2, 4]):
+        raise LoweringError("stmatrix conversion: the scratch rows are not 16-byte vectors")
     nrep = sp.num_reps
+    stm_hw = _opaque_hw(ctx, src_ll, inv) if stmatrix else None
     out_vals: List[Optional[str]] = [None] * dst_ll.get_in_dim_size(REG)
 
     def address(hw, off):
@@ -214,7 +285,10 @@ def _through_shared(ctx: FunctionContext, op, sp, vals: List[str], src_ll: Linea
     for rep in range(nrep):
         ctx.barrier()
         hw, nvec, groups, _ = sides[0]
-        store_vectors(ctx, hw, nvec, groups.get(rep, []), vals, elt, address, base)
+        if stmatrix:
+            store_matrices(ctx, stm_hw, groups.get(rep, []), vals, elt, base)
+        else:
+            store_vectors(ctx, hw, nvec, groups.get(rep, []), vals, elt, address, base)
         ctx.barrier()
         hw, nvec, groups, _ = sides[1]
         load_vectors(ctx, hw, nvec, groups.get(rep, []), out_vals, elt, address, base)

@@ -53,12 +53,12 @@ class _Operand:
         self.hi = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (_SWIZZLE_MODE[width] << 62)
         # The warpgroup's origin along this operand's non-K dim, as an element offset.
         dim = 0 if op_idx == 0 else 1
-        bases = [0] * 7
+        bases = []  # per bit of the warp id (warpgroups start at its bit 2)
         for wb in wg_bases:
             coord = [0, 0]
             coord[dim] = wb[dim]
             bases.append(self._offset(coord) if coord[dim] else 0)
-        self.hw = ctx.hw_from_tid_bases(bases)
+        self.hw = ctx.warp_uniform_value([0, 0] + bases)
         self._base = None
 
     def _offset(self, coord) -> int:
