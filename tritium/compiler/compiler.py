@@ -35,6 +35,7 @@ from ..errors import TritonError
 from .errors import StageError
 from .kernel import CompiledKernel
 from .source import ASTSource, IRSource
+from . import workers
 
 _BACKENDS: Dict[GPUTarget, BaseBackend] = {}
 
@@ -155,8 +156,9 @@ class _Compilation:
         if self.shared is not None:
             metadata["shared"] = self.shared
         metadata.setdefault("shared", 0)
-        key = disk_cache.kernel_key(_first_text(product, debug_info=True), options,
-                                    str(self.target), _backend_hash(self.backend))
+        located = _first_text(product, debug_info=True)
+        key = disk_cache.kernel_key(located, options, str(self.target),
+                                    _backend_hash(self.backend))
         # Every kernel has its hash, as upstream's (Inductor files kernels by it).
         metadata["hash"] = key
         if not self.later:  # a single-stage backend: nothing worth caching on disk
@@ -182,8 +184,33 @@ class _Compilation:
         asm[src.ext] = _first_text(product)
         if dump:
             disk_cache._dump(key, self.fname, src.ext, asm[src.ext])
-        previous = src.ext
+        # While other compiles are running here, a compile worker may run the rest.
+        claim = workers.claim(self.backend, src.ext)
+        try:
+            handed = self._in_worker(claim, product, located, metadata) \
+                if claim.worker is not None else None
+            self._later_stages(product, asm, metadata, key, handed)
+        finally:
+            claim.release()
+        # What a later load returns: JSON types (lists, not tuples) from the first run on.
+        metadata = json.loads(json.dumps(metadata, default=_jsonable))
+        if not override:
+            t0 = time.perf_counter()
+            metadata = cache.store(self.fname, asm, metadata)
+            remote_cache.push(cache, self.fname, asm, metadata)
+            self.store_us = _us_since(t0)
+        # The first stage's product stays an object (the CPU evaluates its TTIR module).
+        return CompiledKernel(src, asm, metadata, self.backend, used, products)
+
+    def _later_stages(self, product, asm, metadata, key, handed) -> None:
+        dump, override = knobs.kernel_dump(), knobs.kernel_override()
+        previous = self.src.ext
         for stage in self.later:
+            if handed is not None:  # a worker ran the stages
+                asm[stage] = handed[stage]
+                if dump:
+                    disk_cache._dump(key, self.fname, stage, asm[stage])
+                continue
             text = disk_cache._override(key, self.fname, stage) if override else None
             if text is not None:
                 product = _from_text(stage, text)
@@ -199,15 +226,20 @@ class _Compilation:
             if dump:
                 disk_cache._dump(key, self.fname, stage, asm[stage])
             previous = stage
-        # What a later load returns: JSON types (lists, not tuples) from the first run on.
-        metadata = json.loads(json.dumps(metadata, default=_jsonable))
-        if not override:
-            t0 = time.perf_counter()
-            metadata = cache.store(self.fname, asm, metadata)
-            remote_cache.push(cache, self.fname, asm, metadata)
-            self.store_us = _us_since(t0)
-        # The first stage's product stays an object (the CPU evaluates its TTIR module).
-        return CompiledKernel(src, asm, metadata, self.backend, used, products)
+
+    def _in_worker(self, claim, product, located: str, metadata):
+        """The later stages run by a compile worker (compiler/workers.py): their asm, with
+        `metadata` and the stage times updated; None to run them here instead."""
+        try:
+            asm, new_metadata, times = workers.run_later_stages(
+                claim, self.target, self.options, self.src.language, located,
+                workers.block_arg_names(product), self.later, dict(metadata))
+        except workers.WorkerFailed:
+            return None  # compiled here again: its error, if any, is raised as without workers
+        metadata.clear()
+        metadata.update(new_metadata)
+        self.stage_us += times
+        return asm
 
     def _dump_all(self, kernel, key):
         if knobs.kernel_dump():
