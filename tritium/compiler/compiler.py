@@ -122,6 +122,20 @@ def _gc_paused():
                 gc.enable()
 
 
+def _gc_after_fork() -> None:
+    """A child forked while another thread compiled runs no compile: collector as before."""
+    global _gc_lock
+    _gc_lock = threading.Lock()
+    if _gc_state["compiles"]:
+        _gc_state["compiles"] = 0
+        if _gc_state["was_enabled"]:
+            gc.enable()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_gc_after_fork)
+
+
 def _check_shared_is_known(src, shared) -> None:
     """The shared memory a kernel needs is found while lowering TTGIR; an LLVM IR or PTX
     file that uses dynamic shared memory must say how much (`options={"shared": bytes}`)."""

@@ -255,6 +255,18 @@ def _pool() -> _Pool:
     return _the_pool
 
 
+def _forget_after_fork() -> None:
+    """A forked child does not share its parent's workers (their pipes are the parent's
+    conversations): it starts its own when it needs them."""
+    global _the_pool, _pool_lock
+    _the_pool = None
+    _pool_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
+
 def shutdown() -> None:
     """Stop the idle workers (tests; a later hand-off starts new ones)."""
     if _the_pool is not None:
