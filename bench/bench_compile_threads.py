@@ -59,13 +59,12 @@ print("RESULT", json.dumps(time.perf_counter() - t0))
 """
 
 
-def run_side(python, flavor, threads, nconf):
+def run_side(python, flavor, threads, nconf, extra_env=None):
     code = CHILD.format(root=ROOT, kfile=os.path.join(HERE, "inductor_mm_kernel.py"))
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, TRITON_CACHE_DIR=cache, TRITON_ALWAYS_COMPILE="1")
+        env = dict(os.environ, TRITON_CACHE_DIR=cache, TRITON_ALWAYS_COMPILE="1",
+                   **(extra_env or {}))
         env.pop("PYTHONPATH", None)
-        # Not /tmp: upstream's compile refuses to treat a kernel file under /tmp as source?
-        # (kept simple: run from the repository root, as a user would).
         p = subprocess.run([python, "-c", code, flavor, str(threads), str(nconf)], cwd=ROOT,
                            env=env, capture_output=True, text=True)
     for line in p.stdout.splitlines():
@@ -81,22 +80,32 @@ def main():
     ap.add_argument("--configs", type=int, default=8)
     ap.add_argument("--upstream", default="/work/upvenv/bin/python")
     ap.add_argument("--repeat", type=int, default=1, help="runs per cell; the best is shown")
+    ap.add_argument("--workers", type=int, help="TRITIUM_COMPILE_WORKERS for the first row")
     args = ap.parse_args()
-    sides = [("tritium", sys.executable)]
+    # tritium with its compile workers (the default) and without (what threads got before).
+    sides = [("tritium", sys.executable, None),
+             ("tritium, TRITIUM_COMPILE_WORKERS=0", sys.executable, {"TRITIUM_COMPILE_WORKERS": "0"})]
     if os.path.exists(args.upstream):
-        sides.append(("upstream", args.upstream))
+        sides.append(("upstream", args.upstream, None))
     else:
         print(f"(upstream Triton: {args.upstream} not found, skipped)")
+    if args.workers is not None:
+        sides[0] = (f"tritium, TRITIUM_COMPILE_WORKERS={args.workers}", sys.executable,
+                    {"TRITIUM_COMPILE_WORKERS": str(args.workers)})
     rows = []
-    for flavor, python in sides:
+    for label, python, extra in sides:
+        flavor = label.split(",")[0]
         cells = []
         for threads in (1, args.threads):
-            runs = [run_side(python, flavor, threads, args.configs) for _ in range(args.repeat)]
+            runs = [run_side(python, flavor, threads, args.configs, extra)
+                    for _ in range(args.repeat)]
             runs = [r for r in runs if r is not None]
             cells.append(min(runs) if runs else None)
-        rows.append((flavor, *cells))
+        rows.append((label, *cells))
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"\n{args.configs} distinct triton_mm configs -> PTX + cubin (sm_90a), "
-          f"{os.cpu_count()} cores, wall seconds")
+          f"{os.cpu_count()} cores (load average after: {load}), wall seconds, best of "
+          f"{args.repeat}")
     print(f"| Triton | serial | {args.threads} threads | speed-up |")
     print("|---|---|---|---|")
     for flavor, serial, threaded in rows:

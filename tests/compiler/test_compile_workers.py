@@ -68,14 +68,16 @@ def fresh(monkeypatch, tmp_path):
 
 
 class _HoldHere:
-    """Keeps this process's own compile slot taken, so the next compile goes to a worker."""
+    """Keeps this process's own compile slots taken, so the next compile goes to a worker."""
 
     def __enter__(self):
-        assert workers._pool().acquire() is None
+        for _ in range(workers.HERE_SLOTS):
+            assert workers._pool().acquire() is None
         return self
 
     def __exit__(self, *exc):
-        workers._pool().release(None, True)
+        for _ in range(workers.HERE_SLOTS):
+            workers._pool().release(None, True)
 
 
 @needs_ptxas
@@ -192,3 +194,18 @@ def _ttir_text():
 def _parse(text):
     from tritium.ir.parser import parse_module
     return parse_module(text)
+
+
+@needs_ptxas
+def test_ptxas_runs_without_holding_a_slot_here(fresh, monkeypatch):
+    """While ptxas assembles one kernel, this process's slot goes to the next compile."""
+    busy = []
+    original = toolchain.make_cubin
+
+    def spy(*args, **kwargs):
+        busy.append(workers._pool().here_busy)
+        return original(*args, **kwargs)
+    monkeypatch.setattr(toolchain, "make_cubin", spy)
+    _compile(CONFIGS[3])
+    assert busy == [0]
+    assert workers._pool().here_busy == 0

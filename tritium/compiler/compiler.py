@@ -232,7 +232,7 @@ class _Compilation:
         try:
             handed = self._in_worker(claim, product, located, metadata) \
                 if claim.worker is not None else None
-            self._later_stages(product, asm, metadata, key, handed)
+            self._later_stages(product, asm, metadata, key, handed, claim)
         finally:
             claim.release()
         # What a later load returns: JSON types (lists, not tuples) from the first run on.
@@ -245,10 +245,13 @@ class _Compilation:
         # The first stage's product stays an object (the CPU evaluates its TTIR module).
         return CompiledKernel(src, asm, metadata, self.backend, used, products)
 
-    def _later_stages(self, product, asm, metadata, key, handed) -> None:
+    def _later_stages(self, product, asm, metadata, key, handed, claim) -> None:
         dump, override = knobs.kernel_dump(), knobs.kernel_override()
         previous = self.src.ext
+        elsewhere = getattr(self.backend, "subprocess_stages", ())
         for stage in self.later:
+            if stage in elsewhere:  # e.g. ptxas: this process only waits for it
+                claim.leaving_this_process()
             if handed is not None:  # a worker ran the stages
                 asm[stage] = handed[stage]
                 if dump:

@@ -3,26 +3,28 @@
 Why: Inductor precompiles its autotune choices from a ThreadPoolExecutor (one thread per
 core), and upstream's compile releases the GIL in C++, so its threads compile in parallel.
 tritium's stages are Python (they hold the GIL) and LLVM through llvmlite, which runs every
-LLVM call behind one process-wide lock: N threads took N times one compile. Here the
-compiler driver, when another compile is in flight in this process, hands the TTIR text to
-a worker process that runs the rest of the stages (TTGIR, LLIR, PTX, cubin) and sends back
-each stage's text and the metadata; the calling thread waits without the GIL.
+LLVM call behind one process-wide lock: N threads got about two compiles' worth of cores
+(one in Python, one in LLVM, ptxas aside). Here the compiler driver, when this process is
+already running two compiles, hands the TTIR text to a worker process that runs the rest
+of the stages (TTGIR, LLIR, PTX, cubin) and sends back each stage's text and the metadata;
+the calling thread waits without the GIL.
 
 What crosses the pipe is what the disk cache already keys a kernel on: the TTIR text with
 its locations, the target, the options (a frozen dataclass) and the metadata so far, plus
 the block arguments' names (the parser does not keep `%arg_Q`, the printer prints it), so
 the worker's TTGIR/LLIR/PTX/cubin are the ones the calling thread would have made.
 
-Not handed off (compiled in the calling thread, as before): the first compile in flight
-(it never waits for a worker to start), backends or stages that are not the backend's own
-(`compile_in_worker()`), overrides, a custom pipeline hook, knobs set in Python that the
+Not handed off (compiled in the calling thread, as before): the first two compiles in
+flight (they never wait for a worker to start; one running ptxas no longer counts),
+backends or stages that are not the backend's own (`compile_in_worker()`), overrides, a custom pipeline hook, knobs set in Python that the
 environment does not carry. A worker that dies or fails with anything but a `TritonError`
 (those are what autotuners catch by class: `OutOfResources`, `PTXASError`) makes the
 calling thread compile again itself, so errors look exactly as without workers.
 
-Workers are started on first need (`TRITIUM_COMPILE_WORKERS`: how many; default one less
-than the cores this process may use, 0 turns them off), kept for the process's life, and
-restarted when the environment changed; each exits when its pipe closes.
+Workers are started on first need (`TRITIUM_COMPILE_WORKERS`: how many; default the cores
+this process may use less the two its own threads keep busy, 0 turns them off), kept for
+the process's life, and restarted when the environment changed; each exits when its pipe
+closes.
 """
 from __future__ import annotations
 
@@ -40,7 +42,14 @@ from ..runtime import knobs
 stats = {"handed_off": 0, "fallbacks": 0}  # compiles a worker finished / gave back
 
 
+# Compiles this process runs itself at once: one in Python (the GIL) while another is in
+# LLVM (llvmlite releases the GIL but lets one thread in at a time) keeps ~2 cores busy.
+HERE_SLOTS = 2
+
+
 def max_workers() -> int:
+    """Worker processes: the cores this process cannot keep busy itself (none on 2 cores,
+    where its own two compiles at once already use both)."""
     n = knobs.compile_workers()
     if n >= 0:
         return n
@@ -48,7 +57,7 @@ def max_workers() -> int:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    return cores - 1
+    return max(0, cores - HERE_SLOTS)
 
 
 def portable(backend, src_ext: str) -> bool:
@@ -66,8 +75,8 @@ def portable(backend, src_ext: str) -> bool:
 
 class Claim:
     """Where one compile's later stages run: here (`worker` None) or in `worker`. This
-    process compiles one kernel at a time itself (its stages hold the GIL and LLVM's lock
-    anyway); the others wait for a free worker, or start one."""
+    process runs HERE_SLOTS compiles at once itself (more would only queue for the GIL and
+    LLVM's lock); the others wait for a free worker, or start one."""
 
     def __init__(self, pool: Optional["_Pool"], worker: Optional["_Worker"]):
         self.pool, self.worker = pool, worker
@@ -77,6 +86,11 @@ class Claim:
         if self.pool is not None:
             self.pool.release(self.worker, self.ok)
             self.pool = None
+
+    def leaving_this_process(self) -> None:
+        """The rest of a compile here runs in another program (ptxas): free the slot."""
+        if self.worker is None:
+            self.release()
 
 
 def claim(backend, src_ext: str) -> Claim:
@@ -180,7 +194,7 @@ class _Pool:
         self.cond = threading.Condition()
         self.idle: List[_Worker] = []
         self.started = 0
-        self.here_busy = False  # this process is compiling a kernel's later stages
+        self.here_busy = 0  # compiles running their later stages in this process
 
     def acquire(self) -> Optional[_Worker]:
         """None: compile here (this process was free); else a worker, idle or new."""
@@ -189,8 +203,8 @@ class _Pool:
         worker = new = None
         with self.cond:
             while True:
-                if not self.here_busy:
-                    self.here_busy = True
+                if self.here_busy < HERE_SLOTS:
+                    self.here_busy += 1
                     break
                 fresh = [w for w in self.idle if w.env == env]
                 stale += [w for w in self.idle if w.env != env]  # the environment changed
@@ -219,7 +233,7 @@ class _Pool:
     def release(self, worker: Optional[_Worker], ok: bool) -> None:
         if worker is None:
             with self.cond:
-                self.here_busy = False
+                self.here_busy -= 1
                 self.cond.notify()
             return
         keep = ok and worker.env == dict(os.environ) and worker.proc.poll() is None

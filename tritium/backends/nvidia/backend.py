@@ -52,6 +52,9 @@ class CUDAOptions:
 
 class CUDABackend(BaseBackend):
     binary_ext = "cubin"
+    # Stages another program runs (ptxas): a compile there leaves its slot in this process
+    # to the next one (compiler/workers.py).
+    subprocess_stages = ("cubin",)
 
     def __init__(self, target: Optional[GPUTarget] = None):
         if target is None:  # the current device's
