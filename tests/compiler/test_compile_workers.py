@@ -209,3 +209,17 @@ def test_ptxas_runs_without_holding_a_slot_here(fresh, monkeypatch):
     _compile(CONFIGS[3])
     assert busy == [0]
     assert workers._pool().here_busy == 0
+
+
+@needs_ptxas
+def test_a_worker_that_cannot_start_means_compiling_here(fresh, monkeypatch):
+    def cannot(env):
+        raise OSError("no interpreter to start")
+    monkeypatch.setattr(workers, "_Worker", cannot)
+    before = dict(workers.stats)
+    with _HoldHere():
+        kernel = _compile(CONFIGS[2])
+    assert workers.stats["fallbacks"] == before["fallbacks"] + 1
+    assert workers.stats["handed_off"] == before["handed_off"]
+    assert workers._pool().started == 0
+    _same(kernel, _compile(CONFIGS[2]))

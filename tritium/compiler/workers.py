@@ -97,7 +97,11 @@ def claim(backend, src_ext: str) -> Claim:
     if not portable(backend, src_ext):
         return Claim(None, None)
     pool = _pool()
-    return Claim(pool, pool.acquire())
+    try:
+        return Claim(pool, pool.acquire())
+    except Exception:  # noqa: BLE001  (no worker could start: compile here, as without)
+        stats["fallbacks"] += 1
+        return Claim(None, None)
 
 
 # -- the calling side ---------------------------------------------------------------------
@@ -164,7 +168,7 @@ class _Worker:
         try:
             self.proc = subprocess.Popen([sys.executable, "-c", code], env=env,
                                          pass_fds=(to_child_r, from_child_w),
-                                         stdin=subprocess.DEVNULL, stdout=sys.__stderr__ or None,
+                                         stdin=subprocess.DEVNULL, stdout=_stderr_fd(),
                                          close_fds=True)
         finally:
             os.close(to_child_r)
@@ -187,6 +191,15 @@ class _Worker:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def _stderr_fd():
+    """Where a worker's prints go: this process's stderr (its stdout is no protocol pipe, but
+    a stray print must not land in the caller's stdout either)."""
+    try:
+        return sys.__stderr__.fileno()
+    except (AttributeError, OSError, ValueError):
+        return subprocess.DEVNULL
 
 
 class _Pool:
