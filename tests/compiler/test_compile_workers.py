@@ -223,3 +223,30 @@ def test_a_worker_that_cannot_start_means_compiling_here(fresh, monkeypatch):
     assert workers.stats["handed_off"] == before["handed_off"]
     assert workers._pool().started == 0
     _same(kernel, _compile(CONFIGS[2]))
+
+
+@tritium.jit
+def _row_sum(X, Y, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(Y, tl.sum(tl.load(X + offs), axis=0))
+
+
+@needs_ptxas
+def test_a_worker_sees_the_environment_as_it_is_now(fresh, monkeypatch):
+    """Knobs are read from the environment at each use; a worker started before a change
+    must compile as this process would after it (here: the reduce lowering's switch)."""
+    src = ASTSource(_row_sum, {"X": "*fp32", "Y": "*fp32", "BLOCK": "constexpr"},
+                    {"BLOCK": 1024})
+
+    def both():
+        here = compile(src, target=TARGET, options={"num_warps": 8})
+        with _HoldHere():
+            there = compile(src, target=TARGET, options={"num_warps": 8})
+        return here, there
+    monkeypatch.setenv("TRITIUM_REDUCE_SHUFFLE_TREE", "1")
+    tree_here, tree_there = both()
+    monkeypatch.setenv("TRITIUM_REDUCE_SHUFFLE_TREE", "0")
+    fold_here, fold_there = both()
+    assert tree_here.asm["ptx"] != fold_here.asm["ptx"]  # the switch matters for this kernel
+    _same(tree_here, tree_there)
+    _same(fold_here, fold_there)

@@ -23,8 +23,8 @@ calling thread compile again itself, so errors look exactly as without workers.
 
 Workers are started on first need (`TRITIUM_COMPILE_WORKERS`: how many; default the cores
 this process may use less the two its own threads keep busy, 0 turns them off), kept for
-the process's life, and restarted when the environment changed; each exits when its pipe
-closes.
+the process's life (each request carries the environment as it is then); each exits when
+its pipe closes.
 """
 from __future__ import annotations
 
@@ -114,8 +114,11 @@ def run_later_stages(claim: Claim, target, backend_options, language, ttir_text:
                      arg_names: List, stages: List[str], metadata: Dict[str, Any]):
     """(asm of each later stage, metadata, [(stage, µs)]) from the claimed worker; raises a
     worker's `TritonError` as is and `WorkerFailed` for anything else."""
+    # The environment as it is now goes along (knobs are read from it at each use), so a
+    # worker sees what this process would, without being restarted when it changes.
     request = dict(target=target, options=backend_options, language=language,
-                   ttir=ttir_text, arg_names=arg_names, stages=stages, metadata=metadata)
+                   ttir=ttir_text, arg_names=arg_names, stages=stages, metadata=metadata,
+                   env=dict(os.environ))
     try:
         reply = claim.worker.call(request)
     except (EOFError, OSError, pickle.PickleError) as e:
@@ -210,38 +213,26 @@ class _Pool:
         self.here_busy = 0  # compiles running their later stages in this process
 
     def acquire(self) -> Optional[_Worker]:
-        """None: compile here (this process was free); else a worker, idle or new."""
-        env = dict(os.environ)
-        stale: List[_Worker] = []
-        worker = new = None
+        """None: compile here (this process had a free slot); else a worker, idle or new."""
+        new = False
         with self.cond:
             while True:
                 if self.here_busy < HERE_SLOTS:
                     self.here_busy += 1
-                    break
-                fresh = [w for w in self.idle if w.env == env]
-                stale += [w for w in self.idle if w.env != env]  # the environment changed
-                self.started -= len(self.idle) - len(fresh)
-                self.idle = fresh
+                    return None
                 if self.idle:
-                    worker = self.idle.pop()
-                    break
+                    return self.idle.pop()
                 if self.started < max_workers():
                     self.started += 1
-                    new = True
                     break
                 self.cond.wait()
-        for w in stale:
-            w.close()
-        if new:
-            try:
-                worker = _Worker(env)
-            except BaseException:
-                with self.cond:
-                    self.started -= 1
-                    self.cond.notify()
-                raise
-        return worker
+        try:
+            return _Worker(dict(os.environ))
+        except BaseException:
+            with self.cond:
+                self.started -= 1
+                self.cond.notify()
+            raise
 
     def release(self, worker: Optional[_Worker], ok: bool) -> None:
         if worker is None:
@@ -249,7 +240,7 @@ class _Pool:
                 self.here_busy -= 1
                 self.cond.notify()
             return
-        keep = ok and worker.env == dict(os.environ) and worker.proc.poll() is None
+        keep = ok and worker.proc.poll() is None
         with self.cond:
             if keep:
                 self.idle.append(worker)
@@ -332,6 +323,10 @@ def _answer(request) -> Tuple:
     from .compiler import _first_text, make_backend
     stage = "ttir"
     try:
+        env = request.get("env")
+        if env is not None and env != os.environ:
+            os.environ.clear()
+            os.environ.update(env)
         backend = make_backend(request["target"])
         stages: Dict[str, Any] = {}
         backend.add_stages(stages, request["options"], request["language"])
