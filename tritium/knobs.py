@@ -384,8 +384,8 @@ class compilation_knobs(base_knobs):
     front_end_debugging = env_bool("TRITON_FRONT_END_DEBUGGING")
     allow_non_constexpr_globals = env_bool("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS")
     enable_experimental_consan = env_bool("TRITON_ENABLE_EXPERIMENTAL_CONSAN")
-    # tritium's own: worker processes that run a compile's stages after TTIR while other
-    # compiles are in flight (compiler/workers.py); -1: one less than the cores, 0: none.
+    # tritium's own: worker processes that run a compile's stages after TTIR while this
+    # process already runs two (compiler/workers.py); -1: the cores less two, 0: none.
     compile_workers = env_int("TRITIUM_COMPILE_WORKERS", -1)
     # Called after every compilation (and cache hit): listener(src=, metadata=,
     # metadata_group=, times=CompileTimes, cache_hit=).
