@@ -384,6 +384,9 @@ class compilation_knobs(base_knobs):
     front_end_debugging = env_bool("TRITON_FRONT_END_DEBUGGING")
     allow_non_constexpr_globals = env_bool("TRITON_ALLOW_NON_CONSTEXPR_GLOBALS")
     enable_experimental_consan = env_bool("TRITON_ENABLE_EXPERIMENTAL_CONSAN")
+    # tritium's own: worker processes that run a compile's stages after TTIR while this
+    # process already runs two (compiler/workers.py); -1: the cores less two, 0: none.
+    compile_workers = env_int("TRITIUM_COMPILE_WORKERS", -1)
     # Called after every compilation (and cache hit): listener(src=, metadata=,
     # metadata_group=, times=CompileTimes, cache_hit=).
     listener = None
@@ -490,6 +493,20 @@ cpu = cpu_knobs()
 nvidia = nvidia_knobs()
 amd = amd_knobs()
 proton = proton_knobs()
+
+
+def python_values_in_env() -> bool:
+    """Whether every knob given a value in Python has it in its environment variable too
+    (so a fresh process sees the same settings): not when `propagate_env` is off or the
+    value has no text form (a class, an `NvidiaTool`)."""
+    for group in (build, redis, cache, compilation, autotuning, runtime, language, cpu,
+                  nvidia, amd, proton):
+        for name, desc in group.knob_descriptors.items():
+            if name in group.__dict__:
+                text = toenv(group.__dict__[name])
+                if text is None or os.environ.get(desc.key) != text[0]:
+                    return False
+    return True
 
 
 def refresh_knobs() -> None:

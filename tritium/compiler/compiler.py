@@ -21,9 +21,12 @@ the source, the metadata, each stage's time and whether the disk cache had the k
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
 import tempfile
+import threading
 import time
 from typing import Any, Dict, Optional
 
@@ -35,6 +38,7 @@ from ..errors import TritonError
 from .errors import StageError
 from .kernel import CompiledKernel
 from .source import ASTSource, IRSource
+from . import workers
 
 _BACKENDS: Dict[GPUTarget, BaseBackend] = {}
 
@@ -84,12 +88,52 @@ def compile(src, target: Optional[GPUTarget] = None, options=None, _env_vars=Non
     stages: Dict[str, Any] = {}
     backend.add_stages(stages, options, src.language)
     compilation = _Compilation(src, target, backend, options, stages, shared)
-    kernel = compilation.run()
+    with _gc_paused():
+        kernel = compilation.run()
     listener = knobs.compilation.listener
     if listener is not None:  # the hook tools watch compiles through (upstream's)
         listener(src=src, metadata=kernel.metadata, metadata_group=None,
                  times=compilation.times(), cache_hit=compilation.cache_hit)
     return kernel
+
+
+_gc_lock = threading.Lock()
+_gc_state = {"compiles": 0, "was_enabled": False}
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Python's cyclic garbage collector off while any compile runs. The stages allocate
+    IR objects by the hundred thousand, which triggers collections, and a full one scans
+    the whole heap: in a process that imported torch that is ~0.2 s (measured: one in every
+    flex-attention compile, half its Python time). Upstream's compiler is C++ and triggers
+    none. Garbage of a compile is freed by reference counting or by the next collection."""
+    with _gc_lock:
+        if _gc_state["compiles"] == 0:
+            _gc_state["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _gc_state["compiles"] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_state["compiles"] -= 1
+            if _gc_state["compiles"] == 0 and _gc_state["was_enabled"]:
+                gc.enable()
+
+
+def _gc_after_fork() -> None:
+    """A child forked while another thread compiled runs no compile: collector as before."""
+    global _gc_lock
+    _gc_lock = threading.Lock()
+    if _gc_state["compiles"]:
+        _gc_state["compiles"] = 0
+        if _gc_state["was_enabled"]:
+            gc.enable()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_gc_after_fork)
 
 
 def _check_shared_is_known(src, shared) -> None:
@@ -155,8 +199,9 @@ class _Compilation:
         if self.shared is not None:
             metadata["shared"] = self.shared
         metadata.setdefault("shared", 0)
-        key = disk_cache.kernel_key(_first_text(product, debug_info=True), options,
-                                    str(self.target), _backend_hash(self.backend))
+        located = _first_text(product, debug_info=True)
+        key = disk_cache.kernel_key(located, options, str(self.target),
+                                    _backend_hash(self.backend))
         # Every kernel has its hash, as upstream's (Inductor files kernels by it).
         metadata["hash"] = key
         if not self.later:  # a single-stage backend: nothing worth caching on disk
@@ -182,8 +227,36 @@ class _Compilation:
         asm[src.ext] = _first_text(product)
         if dump:
             disk_cache._dump(key, self.fname, src.ext, asm[src.ext])
-        previous = src.ext
+        # While other compiles are running here, a compile worker may run the rest.
+        claim = workers.claim(self.backend, src.ext)
+        try:
+            handed = self._in_worker(claim, product, located, metadata) \
+                if claim.worker is not None else None
+            self._later_stages(product, asm, metadata, key, handed, claim)
+        finally:
+            claim.release()
+        # What a later load returns: JSON types (lists, not tuples) from the first run on.
+        metadata = json.loads(json.dumps(metadata, default=_jsonable))
+        if not override:
+            t0 = time.perf_counter()
+            metadata = cache.store(self.fname, asm, metadata)
+            remote_cache.push(cache, self.fname, asm, metadata)
+            self.store_us = _us_since(t0)
+        # The first stage's product stays an object (the CPU evaluates its TTIR module).
+        return CompiledKernel(src, asm, metadata, self.backend, used, products)
+
+    def _later_stages(self, product, asm, metadata, key, handed, claim) -> None:
+        dump, override = knobs.kernel_dump(), knobs.kernel_override()
+        previous = self.src.ext
+        elsewhere = getattr(self.backend, "subprocess_stages", ())
         for stage in self.later:
+            if stage in elsewhere:  # e.g. ptxas: this process only waits for it
+                claim.leaving_this_process()
+            if handed is not None:  # a worker ran the stages
+                asm[stage] = handed[stage]
+                if dump:
+                    disk_cache._dump(key, self.fname, stage, asm[stage])
+                continue
             text = disk_cache._override(key, self.fname, stage) if override else None
             if text is not None:
                 product = _from_text(stage, text)
@@ -199,15 +272,20 @@ class _Compilation:
             if dump:
                 disk_cache._dump(key, self.fname, stage, asm[stage])
             previous = stage
-        # What a later load returns: JSON types (lists, not tuples) from the first run on.
-        metadata = json.loads(json.dumps(metadata, default=_jsonable))
-        if not override:
-            t0 = time.perf_counter()
-            metadata = cache.store(self.fname, asm, metadata)
-            remote_cache.push(cache, self.fname, asm, metadata)
-            self.store_us = _us_since(t0)
-        # The first stage's product stays an object (the CPU evaluates its TTIR module).
-        return CompiledKernel(src, asm, metadata, self.backend, used, products)
+
+    def _in_worker(self, claim, product, located: str, metadata):
+        """The later stages run by a compile worker (compiler/workers.py): their asm, with
+        `metadata` and the stage times updated; None to run them here instead."""
+        try:
+            asm, new_metadata, times = workers.run_later_stages(
+                claim, self.target, self.options, self.src.language, located,
+                workers.block_arg_names(product), self.later, dict(metadata))
+        except workers.WorkerFailed:
+            return None  # compiled here again: its error, if any, is raised as without workers
+        metadata.clear()
+        metadata.update(new_metadata)
+        self.stage_us += times
+        return asm
 
     def _dump_all(self, kernel, key):
         if knobs.kernel_dump():

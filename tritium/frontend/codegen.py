@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import threading
 import warnings
 from types import ModuleType
 from typing import Any, Dict, List, Optional
@@ -76,6 +77,13 @@ def same_kernel_type(a, b) -> bool:
     if isinstance(a, constexpr) and isinstance(b, constexpr):
         return a.value == b.value
     return type(a) is type(b) and a is b
+
+
+class _Quiet(threading.local):
+    depth = 0  # visits in progress on this thread under the DeprecationWarning filter
+
+
+_quiet = _Quiet()
 
 
 class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
@@ -179,9 +187,18 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
             self.builder.loc = Location(self.file_name, self.begin_line + node.lineno,
                                         node.col_offset)
         try:
+            if _quiet.depth:
+                return super().visit(node)
+            # Once per compile, not per node: the filter stays for everything nested (the
+            # callees' generators too), and catch_warnings swaps the process-wide filter
+            # list, which threads compiling at once would otherwise do thousands of times.
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)
-                return super().visit(node)
+                _quiet.depth += 1
+                try:
+                    return super().visit(node)
+                finally:
+                    _quiet.depth -= 1
         except CompilationError:
             raise
         except Exception as e:

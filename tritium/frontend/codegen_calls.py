@@ -84,7 +84,8 @@ class CallsMixin:
         """Specialise `fn` for these argument types and constexprs, emit it once into the
         module as a private function, and call it (`tt.call`; the inliner removes it)."""
         from .codegen import CodeGenerator, flatten_values, unflatten_values
-        bound = inspect.signature(fn.fn).bind(*args, **kwargs)
+        signature = getattr(fn, "signature", None) or inspect.signature(fn.fn)
+        bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         values = list(bound.arguments.values())
         arg_types, constants, call_args = [], {}, []

@@ -123,7 +123,7 @@ class JITFunction(KernelInterface):
         self._repr = repr
         self._fn_name = f"{fn.__module__}.{self.__qualname__}"
         self.launch_metadata = launch_metadata
-        signature = inspect.signature(fn)
+        signature = self.signature = inspect.signature(fn)  # upstream's attribute
         raw = list(signature.parameters.values())
         dns = _normalize_indices(do_not_specialize, raw, fn.__name__)
         dnsa = _normalize_indices(do_not_specialize_on_alignment, raw, fn.__name__)
@@ -158,9 +158,17 @@ class JITFunction(KernelInterface):
 
     # ------------------------------------------------------------------ source
     def parse(self) -> ast.Module:
-        tree = ast.parse(self.src)
+        # Parsed once per source text: every compile of the kernel and of each kernel that
+        # calls it asks again (Inductor's flex attention: 14 parses a compile). Nothing
+        # writes into the tree (loop_jumps rewrites a copy), so one tree serves all.
+        src = self.src
+        cached = getattr(self, "_parsed", None)
+        if cached is not None and cached[0] is src:
+            return cached[1]
+        tree = ast.parse(src)
         if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
             raise ValueError("a @jit function's source must be a single function definition")
+        self._parsed = (src, tree)
         return tree
 
     def get_global_scope(self) -> Dict[str, Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Mapping, Sequence, Union
 
-from .linear_layout import LinearLayout, XorBasis, log2
+from .linear_layout import LinearLayout, memoized_layout, XorBasis, log2
 
 __all__ = [
     "CTALayout", "BlockedEncoding", "SliceEncoding", "SwizzledSharedEncoding",
@@ -195,6 +195,7 @@ class BlockedEncoding:
                 f"warpsPerCTA = [{_fmt(self.warps_per_cta)}], order = [{_fmt(self.order)}]"
                 f"{self.cta_layout.text()}}}>")
 
+    @memoized_layout
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         if len(shape) != self.rank:
             raise ValueError(f"shape {list(shape)} does not match rank {self.rank}")
@@ -228,6 +229,7 @@ class SliceEncoding:
         s.insert(self.dim, 1)
         return s
 
+    @memoized_layout
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         parent = self.parent.to_linear_layout(self._parent_shape(shape))
         names = dim_names(len(shape) + 1)
@@ -269,6 +271,7 @@ class SwizzledSharedEncoding:
         return (f"#ttg.swizzled_shared<{{vec = {self.vec}, perPhase = {self.per_phase}, "
                 f"maxPhase = {self.max_phase}, order = [{_fmt(self.order)}]{self.cta_layout.text()}}}>")
 
+    @memoized_layout
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         return swizzled_shared_to_linear_layout(self, shape)
 
@@ -321,6 +324,7 @@ class NVMMASharedEncoding:
     def max_phase(self) -> int:
         return 1 if self.swizzling_byte_width == 0 else self.swizzling_byte_width // 16
 
+    @memoized_layout
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         return swizzled_shared_to_linear_layout(self, shape)
 
@@ -345,6 +349,7 @@ class LinearEncoding:
                  for d, v in self.ll.bases.items()]
         return "#ttg.linear<{" + ", ".join(parts) + "}>"
 
+    @memoized_layout
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         names = self.ll.out_dims
         order = [names[d] for d in get_order(self)]

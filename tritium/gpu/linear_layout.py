@@ -11,6 +11,8 @@ Dim order matters only for reshapes and for that packing (minor-to-major).
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Iterable, Mapping, Sequence
 
 __all__ = ["LinearLayout", "XorBasis", "gf2_rank", "gf2_solver", "log2"]
@@ -67,6 +69,24 @@ class XorBasis:
 def gf2_rank(vectors: Iterable[int]) -> int:
     basis = XorBasis()
     return sum(basis.insert(v, 0) for v in vectors)
+
+
+def memoized_layout(to_linear_layout):
+    """Memoise an encoding's `to_linear_layout(shape)`: encodings are frozen dataclasses and
+    linear layouts immutable, and the passes and the lowering ask for the same few pairs
+    again and again (Inductor's flex-attention kernel: 5 distinct mma layouts asked for 96
+    times; building one is a chain of layout products)."""
+    @functools.lru_cache(maxsize=4096)
+    def cached(encoding, shape):
+        return to_linear_layout(encoding, shape)
+
+    @functools.wraps(to_linear_layout)
+    def wrapper(self, shape):
+        try:
+            return cached(self, tuple(shape))
+        except TypeError:  # an unhashable field: build it each time
+            return to_linear_layout(self, shape)
+    return wrapper
 
 
 def gf2_solver(columns: Sequence[int]):

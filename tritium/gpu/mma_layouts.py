@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from .linear_layout import LinearLayout, log2
+from .linear_layout import LinearLayout, memoized_layout, log2
 
 REG, LANE, WARP, BLOCK = "register", "lane", "warp", "block"
 
@@ -107,6 +107,7 @@ class NvidiaMmaEncoding:
             out += [_vec(rank, b=1 << i) for i in range(log2(self.warps_per_cta[0]))]
         return out
 
+    @memoized_layout
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         rank = self.rank
         if len(shape) != rank:
@@ -159,6 +160,7 @@ class DotOperandEncoding:
         k = rank - 1 if self.op_idx == 0 else rank - 2
         return (k,) + tuple(d for d in range(rank - 1, -1, -1) if d != k)
 
+    @memoized_layout
     def to_linear_layout(self, shape: Sequence[int]) -> LinearLayout:
         if isinstance(self.parent, NvidiaMmaEncoding):
             return self._mma_operand(shape)

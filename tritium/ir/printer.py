@@ -124,20 +124,20 @@ class Printer:
 
     # -- entry points
     def print_module(self, module: Operation) -> str:
-        from . import types as types_mod
+        from .types import printing
         aliases, uses_smem = collect_encoding_aliases(module, with_smem=True)
-        old = types_mod._ENCODING_ALIASES, types_mod._SMEM_ALIAS
-        types_mod._ENCODING_ALIASES = {enc: name for enc, name in aliases}
+        old = printing.encoding_aliases, printing.smem_alias
+        printing.encoding_aliases = {enc: name for enc, name in aliases}
         try:
             for enc, name in aliases:
                 self.lines.append(f"{name} = {enc}")
             if uses_smem:
                 self.lines.append("#smem = #ttg.shared_memory")
-                types_mod._SMEM_ALIAS = "#smem"
+                printing.smem_alias = "#smem"
             self.namer.prename(module)
             self.print_op(module, 0)
         finally:
-            types_mod._ENCODING_ALIASES, types_mod._SMEM_ALIAS = old
+            printing.encoding_aliases, printing.smem_alias = old
         return "\n".join(self.lines) + "\n"
 
     # -- operations

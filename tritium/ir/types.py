@@ -6,6 +6,7 @@ types as dict keys. Integers are signless as in MLIR: signedness lives in the op
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
@@ -166,21 +167,17 @@ class MemDescType(_Shaped, Type):
     def __str__(self) -> str:
         dims = "".join(f"{d}x" for d in self.dims)
         enc = f", {encoding_ref(self.encoding)}" if self.encoding is not None else ""
-        smem = ", " + (_SMEM_ALIAS or "#ttg.shared_memory")
+        smem = ", " + (printing.smem_alias or "#ttg.shared_memory")
         mut = ", mutable" if self.mutable else ""
         alloc = ", " + "x".join(map(str, self.alloc_dims)) if self.alloc_dims else ""
         return f"!ttg.memdesc<{dims}{self.element}{enc}{smem}{mut}{alloc}>"
-
-
-# Set by the printer while it prints a module that declares `#smem = #ttg.shared_memory`.
-_SMEM_ALIAS: Optional[str] = None
 
 
 def encoding_ref(enc: Any) -> str:
     """How a tensor type refers to its layout: an alias (`#blocked`) when the printer made
     one; a slice prints inline around its parent's alias, as upstream's TTGIR does
     (`#ttg.slice<{dim = 1, parent = #blocked}>`)."""
-    aliases = _ENCODING_ALIASES
+    aliases = printing.encoding_aliases
     alias = aliases.get(enc) if aliases is not None else None
     if alias is not None:
         return alias
@@ -190,8 +187,15 @@ def encoding_ref(enc: Any) -> str:
     return str(enc)
 
 
-# Set by the printer while it prints a module, so layouts print as `#blocked` aliases.
-_ENCODING_ALIASES: Optional[dict] = None
+class _Printing(threading.local):
+    """Set by the printer while it prints a module, per thread (threads compiling at once
+    print at once): `encoding_aliases` so layouts print as `#blocked` aliases, `smem_alias`
+    when the module declares `#smem = #ttg.shared_memory`."""
+    encoding_aliases: Optional[dict] = None
+    smem_alias: Optional[str] = None
+
+
+printing = _Printing()
 
 
 @dataclass(frozen=True, repr=False)

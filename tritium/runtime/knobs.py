@@ -39,6 +39,18 @@ def kernel_dump() -> bool:
     return _k.compilation.dump_ir
 
 
+def compile_workers() -> int:
+    return _k.compilation.compile_workers
+
+
+def python_values_in_env() -> bool:
+    return _k.python_values_in_env()
+
+
+def pipeline_hook_set() -> bool:
+    return _k.runtime.add_stages_inspection_hook is not None
+
+
 def kernel_override() -> bool:
     return _k.compilation.override
 

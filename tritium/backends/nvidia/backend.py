@@ -52,6 +52,9 @@ class CUDAOptions:
 
 class CUDABackend(BaseBackend):
     binary_ext = "cubin"
+    # Stages another program runs (ptxas): a compile there leaves its slot in this process
+    # to the next one (compiler/workers.py).
+    subprocess_stages = ("cubin",)
 
     def __init__(self, target: Optional[GPUTarget] = None):
         if target is None:  # the current device's
@@ -109,6 +112,14 @@ class CUDABackend(BaseBackend):
                                                                  metadata)
         inspect_stages(self, stages, options, language, self.capability)
 
+    def compile_in_worker(self) -> bool:
+        """Whether a compile worker (compiler/workers.py), given only the target and the
+        options, makes the stages this instance runs: not when a stage was swapped in on
+        the instance or a subclass."""
+        return type(self) is CUDABackend and not any(
+            name in vars(self) for name in _STAGE_METHODS) and all(
+            getattr(CUDABackend, name) is _OWN_STAGES[name] for name in _STAGE_METHODS)
+
     def pack_metadata(self, metadata):
         return (metadata["num_warps"], metadata.get("num_ctas", 1), metadata.get("shared", 0))
 
@@ -149,6 +160,10 @@ class CUDABackend(BaseBackend):
         from .toolchain import make_cubin
         return make_cubin(ptx, arch=options.arch, enable_fp_fusion=options.enable_fp_fusion,
                           maxnreg=options.maxnreg)
+
+
+_STAGE_METHODS = ("add_stages", "make_ttir", "make_ttgir", "make_llir", "make_ptx", "make_cubin")
+_OWN_STAGES = {name: CUDABackend.__dict__[name] for name in _STAGE_METHODS}
 
 
 def extern_libs_option(value) -> tuple:
