@@ -49,7 +49,7 @@ CMPI_PREDICATES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", 
 CMPF_PREDICATES = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
                    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]
 CACHE_MODIFIERS = {"": 1, ".ca": 2, ".cg": 3, ".wb": 4, ".cs": 5, ".wt": 6, ".cv": 7}  # NONE=1
-EVICTION_POLICIES = {"": 1, "evict_last": 2, "evict_first": 3}  # NORMAL=1
+EVICTION_POLICIES = {"": 1, "evict_first": 2, "evict_last": 3}  # upstream's EvictionPolicy enum (NORMAL=1)
 ATOMIC_RMW_OPS = {"and": 1, "or": 2, "xor": 3, "add": 4, "fadd": 5, "max": 6, "min": 7,
                   "umax": 8, "umin": 9, "exch": 10}
 MEM_SEMANTICS = {"relaxed": 1, "acquire": 2, "release": 3, "acq_rel": 4}

@@ -11,16 +11,16 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32}
     %m = arith.cmpi slt, %r, %ns : tensor<256xi32, #blocked>
     %xp = tt.splat %x : !tt.ptr<f16> -> tensor<256x!tt.ptr<f16>, #blocked>
     %xa = tt.addptr %xp, %r : tensor<256x!tt.ptr<f16>, #blocked>, tensor<256xi32, #blocked>
-    %a = tt.load %xa, %m, %zero {evict = 2 : i32} : tensor<256x!tt.ptr<f16>, #blocked>
+    %a = tt.load %xa, %m, %zero {evict = 3 : i32} : tensor<256x!tt.ptr<f16>, #blocked>
     %yp = tt.splat %y : !tt.ptr<f16> -> tensor<256x!tt.ptr<f16>, #blocked>
     %ya = tt.addptr %yp, %r : tensor<256x!tt.ptr<f16>, #blocked>, tensor<256xi32, #blocked>
-    %b = tt.load %ya, %m, %zero {evict = 2 : i32} : tensor<256x!tt.ptr<f16>, #blocked>
+    %b = tt.load %ya, %m, %zero {evict = 3 : i32} : tensor<256x!tt.ptr<f16>, #blocked>
     %c = tt.load %xa : tensor<256x!tt.ptr<f16>, #blocked>
     %s = arith.addf %a, %b : tensor<256xf16, #blocked>
     %t = arith.addf %s, %c : tensor<256xf16, #blocked>
     %op = tt.splat %o : !tt.ptr<f16> -> tensor<256x!tt.ptr<f16>, #blocked>
     %oa = tt.addptr %op, %r : tensor<256x!tt.ptr<f16>, #blocked>, tensor<256xi32, #blocked>
-    tt.store %oa, %t, %m {evict = 3 : i32} : tensor<256x!tt.ptr<f16>, #blocked>
+    tt.store %oa, %t, %m {evict = 2 : i32} : tensor<256x!tt.ptr<f16>, #blocked>
     tt.return
   }
 }

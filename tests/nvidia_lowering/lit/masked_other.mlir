@@ -10,7 +10,7 @@ module attributes {"ttg.num-warps" = 1 : i32, "ttg.threads-per-warp" = 32 : i32}
     %m = arith.cmpi slt, %r, %ns : tensor<128xi32, #blocked>
     %xp = tt.splat %x : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>, #blocked>
     %xa = tt.addptr %xp, %r : tensor<128x!tt.ptr<f32>, #blocked>, tensor<128xi32, #blocked>
-    %xv = tt.load %xa, %m, %cst {cache = 3 : i32, evict = 3 : i32} : tensor<128x!tt.ptr<f32>, #blocked>
+    %xv = tt.load %xa, %m, %cst {cache = 3 : i32, evict = 2 : i32} : tensor<128x!tt.ptr<f32>, #blocked>
     %op = tt.splat %o : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>, #blocked>
     %oa = tt.addptr %op, %r : tensor<128x!tt.ptr<f32>, #blocked>, tensor<128xi32, #blocked>
     tt.store %oa, %xv {cache = 5 : i32} : tensor<128x!tt.ptr<f32>, #blocked>
