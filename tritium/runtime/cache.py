@@ -4,8 +4,9 @@ The compiler driver (`tritium/compiler/compiler.py`) decides what goes in and co
 The key is computed from the TTIR text (with locations), which already reflects the
 kernel's source, its callees, constexpr globals and the specialisation; to it we add the
 options, the target, the backend's own hash (device, tool versions), tritium's own source
-files and the environment knobs that change code. The frontend therefore always runs
-(milliseconds); LLVM and ptxas, the slow stages, run only on a miss.
+files and the environment knobs that change code. The compiler driver also keeps a small
+index from a `@jit` source's key to its entry (`__source__.json`), so a source seen before
+skips the frontend too; LLVM and ptxas, the slow stages, run only on a miss.
 
 An entry is `<cache dir>/<base32 of the key>/` holding `<name>.<stage>` for every stage,
 `<name>.json` (metadata, with a sha256 of every stage file) and `__grp__<name>.json`
