@@ -131,7 +131,7 @@ class _Compilation:
         # An AST runs its own stage (the TTIR passes); an IR file starts after its stage.
         self.own_stage = isinstance(src, ASTSource)
         self.later = names[first + 1:]
-        self.name = src.name
+        self.name = src.name.lstrip("@")  # (an MLIR file's source is named "@kernel")
         self.fname = self.name[:disk_cache.MAX_FILE_NAME]
         self.cache_hit = False
         self.ir_us, self.store_us = 0, 0

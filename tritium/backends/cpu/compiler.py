@@ -65,10 +65,18 @@ class NoUsage(int):
 
 
 def make_ttir(module, metadata, options):
-    """The TTIR stage: inline, canonicalize, combine, CSE, LICM, ... (upstream's order)."""
+    """The TTIR stage: inline, canonicalize, combine, CSE, LICM, ... (upstream's order).
+    A TTGIR file (`IRSource`) enters here too, its layouts dropped first (`from_ttgir`)."""
     from ...passes import make_ttir_pipeline
+    from .from_ttgir import has_layouts, strip_layouts
+    if has_layouts(module):
+        strip_layouts(module)
     make_ttir_pipeline().run(module)
     metadata["shared"] = NoUsage()
+    return module
+
+
+def _ttgir_entry(module, metadata):
     return module
 
 
@@ -109,6 +117,9 @@ class CPUBackend(BaseBackend):
         return CPUOptions(**opts)
 
     def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:
+        # Where a TTGIR file enters (`compile(IRSource("k.ttgir"))`): the stages after it
+        # run from "ttir" on, which drops the layouts. Never run for a kernel's own source.
+        stages["ttgir"] = _ttgir_entry
         stages["ttir"] = lambda src, metadata: make_ttir(src, metadata, options)
         if compiled_stages(options):
             from . import native
