@@ -124,13 +124,16 @@ class _Compilation:
         self.shared = shared
         self.stages = stages
         names = list(stages)
-        if src.ext not in names:
+        # A backend may take an IR kind it has no stage for at one of its stages
+        # (`ir_entry`: the CPU runs a .ttgir file from "ttir" on).
+        entry = getattr(backend, "ir_entry", {}).get(src.ext)
+        if src.ext not in names and entry not in names:
             raise ValueError(f"{type(backend).__name__} has no stage '{src.ext}' "
                              f"(stages: {', '.join(names)})")
-        first = names.index(src.ext)
         # An AST runs its own stage (the TTIR passes); an IR file starts after its stage.
         self.own_stage = isinstance(src, ASTSource)
-        self.later = names[first + 1:]
+        self.later = names[names.index(src.ext) + 1:] if src.ext in names else \
+            names[names.index(entry):]
         self.name = src.name.lstrip("@")  # (an MLIR file's source is named "@kernel")
         self.fname = self.name[:disk_cache.MAX_FILE_NAME]
         self.cache_hit = False

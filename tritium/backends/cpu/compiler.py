@@ -76,10 +76,6 @@ def make_ttir(module, metadata, options):
     return module
 
 
-def _ttgir_entry(module, metadata):
-    return module
-
-
 class CPUBinary(NamedTuple):
     """What the CPU driver loads: the TTIR (module or text) and the object code (b"": none)."""
     ttir: object
@@ -93,6 +89,9 @@ def compiled_stages(options) -> bool:
 
 class CPUBackend(BaseBackend):
     binary_ext = "ttir"
+    # An IR file of a kind with no stage here enters at this stage: a TTGIR file
+    # (`compile(IRSource("k.ttgir"))`) runs from "ttir" on, which drops its layouts.
+    ir_entry = {"ttgir": "ttir"}
 
     def __init__(self, target: Optional[GPUTarget] = None):
         super().__init__(target or GPUTarget("cpu", 0, 32))
@@ -117,9 +116,6 @@ class CPUBackend(BaseBackend):
         return CPUOptions(**opts)
 
     def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:
-        # Where a TTGIR file enters (`compile(IRSource("k.ttgir"))`): the stages after it
-        # run from "ttir" on, which drops the layouts. Never run for a kernel's own source.
-        stages["ttgir"] = _ttgir_entry
         stages["ttir"] = lambda src, metadata: make_ttir(src, metadata, options)
         if compiled_stages(options):
             from . import native
