@@ -40,7 +40,10 @@ BINARY_STAGES = ("cubin", "hsaco", "bin", "so", "obj")  # "obj": the CPU backend
 # Environment variables that change the generated code.
 CACHE_INVALIDATING_ENV = ("TRITON_DEBUG", "TRITON_DEFAULT_FP_FUSION", "DISABLE_LLVM_OPT",
                           "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "TRITON_F32_DEFAULT",
-                          "TRITON_PTXAS_PATH", "TRITON_LIBDEVICE_PATH")
+                          "TRITON_PTXAS_PATH", "TRITON_LIBDEVICE_PATH",
+                          # (as upstream's: remarks are printed while compiling, so a kernel
+                          # compiled without them would hide them)
+                          "MLIR_ENABLE_DIAGNOSTICS")
 MAX_FILE_NAME = 150  # upstream truncates kernel names to this in file names
 
 
