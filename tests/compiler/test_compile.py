@@ -244,3 +244,33 @@ def test_triton_key_names_version_and_sources():
     key = triton_key()
     assert key.startswith(tritium.__version__ + "-") and re.fullmatch(r"[0-9a-f]{64}", key.split("-")[-1])
 
+
+
+def _named(spec):
+    ty = spec.signature["n"]
+    ones = "_".join(k for k, v in spec.constants.items() if v == 1)
+    return f"my.module.scale_{ty}_{ones}"
+
+
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda", marks=needs_ptxas)])
+def test_jit_repr_names_the_kernel(target, rng):
+    """`@jit(repr=...)` names the kernel's symbol from the specialisation (upstream's
+    test_value_specialization): the part after the last ".", in the TTIR, the PTX and the
+    metadata that loading uses."""
+    k = tritium.jit(repr=_named)(scale_add.fn)
+    tgt = CPU if target == "cpu" else CUDA90
+    h = compile(ASTSource(k, {**SIG, "alpha": "constexpr"}, {"BLOCK": 32, "alpha": 1}),
+                target=tgt)
+    assert h.name == h.metadata.name == "scale_i32_alpha"
+    assert "tt.func public @scale_i32_alpha" in h.asm["ttir"]
+    if target == "cuda":
+        assert ".entry scale_i32_alpha" in h.asm["ptx"]
+    else:
+        n = 50
+        x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+        out = np.zeros(n, np.float32)
+        h[(2,)](x, y, out, n, 1, 32)
+        np.testing.assert_allclose(out, x + y, rtol=1e-6)
+    bad = tritium.jit(repr=lambda spec: "not a name")(scale_add.fn)
+    with pytest.raises(ValueError, match="'not a name', which is not a valid kernel name"):
+        compile(ASTSource(bad, SIG, {"BLOCK": 32}), target=tgt)

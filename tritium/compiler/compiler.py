@@ -165,6 +165,10 @@ class _Compilation:
         products: Dict[str, Any] = {}
         metadata: Dict[str, Any] = {"name": self.name, "target": self.target,
                                     **_options_dict(options)}
+        if getattr(getattr(src, "fn", None), "_repr", None) is not None:
+            # `@jit(repr=...)` named the kernel's symbol: that is the kernel's name (what
+            # loading looks up), the files keep the function's, as upstream's.
+            metadata["name"] = _kernel_symbol(product) or self.name
         if self.own_stage:
             product = self._run_stage(src.ext, product, metadata)
         asm[src.ext] = products[src.ext] = product
@@ -309,6 +313,17 @@ class _Compilation:
             for stage in kernel.asm.keys():
                 disk_cache._dump(key, self.fname, stage, kernel.asm[stage])
         return kernel
+
+
+def _kernel_symbol(module) -> Optional[str]:
+    """The public tt.func's name in a TTIR module."""
+    body = getattr(module, "regions", None)
+    if not body:
+        return None
+    for op in body[0].entry.ops:
+        if op.name == "tt.func" and op.attr("sym_visibility") != "private":
+            return op.attr("sym_name")
+    return None
 
 
 def _us_since(t0: float) -> int:

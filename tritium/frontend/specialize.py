@@ -59,7 +59,8 @@ def _int_type(v: int) -> str:
         return "u64"
     if -2 ** 63 <= v < 2 ** 63:
         return "i64"
-    raise ValueError(f"integer argument {v} does not fit in 64 bits")
+    # OverflowError, as upstream's specialization raises for it.
+    raise OverflowError(f"integer argument {v} does not fit in 64 bits")
 
 
 def data_ptr_of(arg) -> int:
