@@ -274,3 +274,23 @@ def test_jit_repr_names_the_kernel(target, rng):
     bad = tritium.jit(repr=lambda spec: "not a name")(scale_add.fn)
     with pytest.raises(ValueError, match="'not a name', which is not a valid kernel name"):
         compile(ASTSource(bad, SIG, {"BLOCK": 32}), target=tgt)
+
+
+@needs_ptxas
+def test_ptx_file_that_ptxas_rejects_names_its_line_and_column(tmp_path):
+    import pickle
+    from tritium.compiler.errors import PTXSourceError
+    from tritium.errors import PTXASError
+    k = compile(ASTSource(scale_add, SIG, {"BLOCK": 128}), target=CUDA90)
+    lines = k.asm["ptx"].splitlines()
+    bad = next(i for i, line in enumerate(lines) if "st.global" in line)
+    lines[bad] = lines[bad].replace("st.global", "st.globl", 1)
+    path = _write(tmp_path, "bad.ptx", "\n".join(lines) + "\n")
+    with pytest.raises(PTXSourceError) as info:
+        compile(path, target=CUDA90)
+    e = info.value
+    col = lines[bad].index(".globl") + 1
+    assert str(e).startswith(f"{path}:{bad + 1}:{col}: ptxas: Unknown modifier '.globl'")
+    assert (e.line, e.col) == (bad + 1, col) and "internal tritium" not in str(e)
+    assert isinstance(e, PTXASError) and isinstance(e, IRSourceError)  # autotuners catch it
+    assert str(pickle.loads(pickle.dumps(e))) == str(e)

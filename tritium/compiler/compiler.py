@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
 from collections import OrderedDict
@@ -34,8 +35,8 @@ from ..backends.compiler import BaseBackend, GPUTarget
 from ..runtime import cache as disk_cache
 from ..runtime import knobs, remote_cache
 from ..runtime.launch_hooks import LazyDict  # noqa: F401  (upstream's home of the name)
-from ..errors import TritonError
-from .errors import StageError
+from ..errors import PTXASError, TritonError
+from .errors import PTXSourceError, StageError
 from .kernel import CompiledKernel
 from .source import ASTSource, IRSource
 
@@ -212,7 +213,10 @@ class _Compilation:
             else:
                 try:
                     product = self._run_stage(stage, product, metadata)
-                except TritonError:
+                except TritonError as e:
+                    if isinstance(e, PTXASError) and isinstance(self.src, IRSource) \
+                            and self.src.ext == "ptx":
+                        raise _ptx_file_error(self.src.path, e) from e
                     raise  # PTXASError, OutOfResources: callers (autotuners) catch these by class
                 except Exception as e:
                     repro = _keep_for_repro(self.fname, previous, asm[previous])
@@ -313,6 +317,31 @@ class _Compilation:
             for stage in kernel.asm.keys():
                 disk_cache._dump(key, self.fname, stage, kernel.asm[stage])
         return kernel
+
+
+_PTXAS_LINE = re.compile(r"line (\d+); (?:error|fatal)\s*:\s*(.*)")
+
+
+def _ptx_file_error(path: str, e) -> PTXSourceError:
+    """A user's .ptx that ptxas rejects: the first error at the file's own line (the file
+    reaches ptxas unchanged), ptxas's whole output after it."""
+    text = getattr(e, "error_message", None) or str(e)
+    # (what the backend says about its own PTX does not apply to a user's file)
+    text = text[text.find("`ptxas` output:"):] if "`ptxas` output:" in text else text
+    m = _PTXAS_LINE.search(text)
+    if m is None:
+        return PTXSourceError(path, "ptxas rejected the file", 0, 0, text)
+    line, message = int(m.group(1)), m.group(2).strip()
+    col = 0
+    token = re.search(r"'([^']+)'", message)  # the column of the token ptxas quotes
+    try:
+        with open(path) as f:
+            text_line = f.read().splitlines()[line - 1]
+        if token and token.group(1) in text_line:
+            col = text_line.index(token.group(1)) + 1
+    except (OSError, IndexError):
+        pass
+    return PTXSourceError(path, f"ptxas: {message}", line, col, text)
 
 
 def _kernel_symbol(module) -> Optional[str]:
