@@ -27,6 +27,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 import time
 from collections import OrderedDict
 from typing import Any, Dict, Optional
@@ -45,6 +46,7 @@ _INDEX_FILE = "__source__.json"  # source key -> the TTIR-keyed entry (see _sour
 # (cache dir, source key) -> a single-stage backend's (asm, metadata, products), newest last.
 _SINGLE_STAGE: "OrderedDict[tuple, tuple]" = OrderedDict()
 _SINGLE_STAGE_SIZE = 512
+_SINGLE_STAGE_LOCK = threading.Lock()
 
 
 def make_backend(target: GPUTarget) -> BaseBackend:
@@ -285,10 +287,11 @@ class _Compilation:
     # not on disk: the compiles of this process, per cache directory, stand in for the
     # disk cache, so the evaluator skips code generation where a GPU would hit the disk.
     def _load_single_stage(self, source_key: str) -> Optional[CompiledKernel]:
-        entry = _SINGLE_STAGE.get((knobs.cache_dir(), source_key))
-        if entry is None:
-            return None
-        _SINGLE_STAGE.move_to_end((knobs.cache_dir(), source_key))
+        with _SINGLE_STAGE_LOCK:  # (AsyncCompileMode compiles on other threads)
+            entry = _SINGLE_STAGE.get((knobs.cache_dir(), source_key))
+            if entry is None:
+                return None
+            _SINGLE_STAGE.move_to_end((knobs.cache_dir(), source_key))
         asm, metadata, products = entry
         self.cache_hit = True
         used = dict(getattr(self.src.fn, "used_global_vals", {}))
@@ -301,10 +304,11 @@ class _Compilation:
                                asm, metadata, products) -> None:
         if source_key is None:
             return
-        _SINGLE_STAGE[(knobs.cache_dir(), source_key)] = (dict(asm), dict(metadata),
-                                                          dict(products))
-        while len(_SINGLE_STAGE) > _SINGLE_STAGE_SIZE:
-            _SINGLE_STAGE.popitem(last=False)
+        with _SINGLE_STAGE_LOCK:
+            _SINGLE_STAGE[(knobs.cache_dir(), source_key)] = (dict(asm), dict(metadata),
+                                                              dict(products))
+            while len(_SINGLE_STAGE) > _SINGLE_STAGE_SIZE:
+                _SINGLE_STAGE.popitem(last=False)
 
     @staticmethod
     def _remember_source(source_key: Optional[str], key: str) -> None:
