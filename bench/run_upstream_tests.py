@@ -1,7 +1,9 @@
 """Upstream Triton's own unit tests as a measuring stick: run them against tritium.
 
     python bench/run_upstream_tests.py [--device cpu|cuda] [--dir DIR] [--only PATTERN]
-                                       [--file-limit SECONDS] [--jobs N] [-k EXPR] [-m EXPR]
+                                       [--file-limit SECONDS] [--total-limit SECONDS]
+                                       [--jobs N] [--core-cases K] [--core-shards N]
+                                       [--out DIR] [-k EXPR] [-m EXPR]
 
 Upstream's code is not ours to commit, so the test files live in an ignored folder,
 `.upstream/tests/` at the repository root, laid out as upstream's `python/test/unit/`
@@ -16,18 +18,32 @@ tests' `import triton` is tritium. Counts come from pytest's `--junitxml` report
 
 --device cpu runs on tritium's CPU backend as upstream's CI runs its interpreter:
 TRITON_INTERPRET=1, TRITON_ACTIVE_DRIVER=cpu, CUDA hidden from torch, and `--device cpu`
-for upstream's `device` fixture. --device cuda runs on the GPU. Each file gets
---file-limit seconds: after that its remaining tests are skipped (reason "per-file time
-limit reached", counted in the `limit` column) and, as a backstop, the subprocess is killed
-a minute later. Needs no network. The table comes last: per file passed / failed / skipped
-/ errors, wall time, and the first failure's reason.
+for upstream's `device` fixture; every test of every file, one file at a time.
+
+--device cuda runs on the GPU, made to end within about six and a half minutes on one H100
+with 16 cores: 8 files at a time; language/test_core.py (about 10,000 cases) runs a sample,
+at most --core-cases (default 3) parametrizations of each of its test functions, spread
+evenly over each list (first and last kept), split over --core-shards (default 4)
+processes; every other file runs whole. Pass --core-cases 0 for all of test_core.
+
+Time limits: a file's remaining tests are skipped (reason "per-file time limit reached",
+column `limit`) once --file-limit seconds have passed since it started (default 300 CPU,
+240 cuda) or --total-limit seconds since the run started (default none on the CPU, 330 s
+on cuda), and as a backstop the subprocess is killed 30 s after that. Needs no network.
+
+The table comes last: per file passed / failed / skipped / errors / over the limit, wall
+time, and the first failure's reason. With --out (default: $OUT when set) every file's
+junit xml (`junit/`), the pytest output (`logs/`, capped at 2 MB each), `summary.md` (the
+command and the table) and `summary.json` are written there.
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
 import glob
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,6 +65,9 @@ def _env(device: str, deadline: float, root: str) -> dict:
     env = subprocess_env(device, (BENCH, REPO) + ((site,) if os.path.isdir(site) else ()))
     env["TRITIUM_UPSTREAM_DEVICE"] = device
     env["TRITIUM_UPSTREAM_DEADLINE"] = repr(deadline)
+    for k in ("TRITIUM_UPSTREAM_SAMPLE", "TRITIUM_UPSTREAM_SHARD",
+              "TRITIUM_UPSTREAM_SAMPLE_REPORT"):
+        env.pop(k, None)
     return env
 
 
@@ -99,20 +118,32 @@ def _last_error_line(output: str) -> str:
     return _first_line(lines[-1]) if lines else ""
 
 
-def run_file(root: str, rel: str, device: str, limit: float, extra: list[str]) -> dict:
+def run_file(root: str, rel: str, device: str, limit: float, extra: list[str],
+             deadline: float | None = None, sample: int = 0, shard: str = "",
+             out: str | None = None) -> dict:
+    """One pytest subprocess over `rel`: its counts (junit), wall time and first failure.
+    `deadline` (a time.time()) cuts the file's `limit` short; `sample`/`shard` select part
+    of the file (the shim's TRITIUM_UPSTREAM_SAMPLE/_SHARD); `out` keeps the junit xml and
+    the output there."""
     with tempfile.TemporaryDirectory() as tmp:
         xml = os.path.join(tmp, "report.xml")
+        sample_report = os.path.join(tmp, "sample.json")
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                "-p", "upstream_tests_shim", f"--junitxml={xml}", "--rootdir", root,
-               "-o", "junit_family=xunit1", rel]
+               "-o", "junit_family=xunit1", "--tb=short", rel]
         if os.path.exists(os.path.join(root, "conftest.py")):
             cmd += ["--device", device]
         cmd += extra
         start = time.time()
-        env = _env(device, start + limit, root)
+        stop = start + limit if deadline is None else min(start + limit, deadline)
+        env = _env(device, stop, root)
+        if sample or shard:
+            env["TRITIUM_UPSTREAM_SAMPLE"] = str(sample or 0)
+            env["TRITIUM_UPSTREAM_SHARD"] = shard
+            env["TRITIUM_UPSTREAM_SAMPLE_REPORT"] = sample_report
         try:
             proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True,
-                                  timeout=limit + 60)
+                                  timeout=max(1.0, stop - start) + 30)
             output = proc.stdout + proc.stderr
             killed = False
         except subprocess.TimeoutExpired as exc:
@@ -126,8 +157,39 @@ def run_file(root: str, rel: str, device: str, limit: float, extra: list[str]) -
             counts = {"passed": 0, "failed": 0, "skipped": 0, "errors": 1, "limit": 0,
                       "reason": "killed at the time limit" if killed else
                       f"no report: {_last_error_line(output)}"}
+        counts["sampled"] = None
+        if os.path.exists(sample_report):
+            with open(sample_report) as f:
+                counts["sampled"] = json.load(f)
+        if out:
+            name = rel.replace(os.sep, "__") + (f".shard{shard.replace('/', 'of')}" if shard else "")
+            os.makedirs(os.path.join(out, "junit"), exist_ok=True)
+            os.makedirs(os.path.join(out, "logs"), exist_ok=True)
+            if os.path.exists(xml):
+                shutil.copy(xml, os.path.join(out, "junit", name + ".xml"))
+            text = output if len(output) <= _LOG_CAP else \
+                output[:_LOG_CAP // 2] + "\n... (cut) ...\n" + output[-_LOG_CAP // 2:]
+            with open(os.path.join(out, "logs", name + ".txt"), "w") as f:
+                f.write(" ".join(cmd) + "\n\n" + text)
     counts.update(file=rel, wall=wall)
     return counts
+
+
+_LOG_CAP = 2 << 20
+
+
+def merge_rows(rows: list[dict]) -> dict:
+    """One row for a file run as several shards: counts added, the longest wall (they ran
+    side by side), the first failure of the first shard that has one."""
+    merged = {k: sum(r[k] for r in rows) for k in ("passed", "failed", "skipped", "errors",
+                                                      "limit")}
+    merged["reason"] = next((r["reason"] for r in rows if r["reason"]), "")
+    merged["wall"] = max(r["wall"] for r in rows)
+    merged["file"] = rows[0]["file"]
+    sampled = [r.get("sampled") for r in rows if r.get("sampled")]
+    merged["sampled"] = {"collected": sampled[0]["collected"],
+                         "kept": sum(x["kept"] for x in sampled)} if sampled else None
+    return merged
 
 
 def format_table(rows: list[dict]) -> str:
@@ -147,6 +209,9 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+CORE = "language/test_core.py"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
@@ -154,9 +219,19 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="comma-separated substrings of the file paths to run")
     ap.add_argument("--file-limit", type=float, default=None,
                     help="seconds per file before its remaining tests are skipped "
-                         "(default 120 on cpu, 45 on cuda)")
+                         "(default 300 on cpu, 240 on cuda)")
+    ap.add_argument("--total-limit", type=float, default=None,
+                    help="seconds from the start after which every file's remaining tests "
+                         "are skipped (default none on cpu, 330 on cuda)")
     ap.add_argument("--jobs", type=int, default=None,
-                    help="files run at once (default 1 on cpu, 4 on cuda)")
+                    help="files run at once (default 1 on cpu, 8 on cuda)")
+    ap.add_argument("--core-cases", type=int, default=None,
+                    help=f"at most this many parametrizations per test function of {CORE} "
+                         "(default: all on cpu, 3 on cuda; 0: all)")
+    ap.add_argument("--core-shards", type=int, default=None,
+                    help=f"processes {CORE} is split over (default 1 on cpu, 4 on cuda)")
+    ap.add_argument("--out", default=os.environ.get("OUT") or None,
+                    help="folder for junit xml, logs and the summary (default: $OUT)")
     ap.add_argument("-k", dest="keyword", help="passed to pytest -k")
     ap.add_argument("-m", dest="marker", help="passed to pytest -m")
     opts = ap.parse_args(argv)
@@ -169,31 +244,71 @@ def main(argv=None) -> int:
     if not files:
         print(f"no test files matched under {root}")
         return 2
-    limit = opts.file_limit or (120.0 if opts.device == "cpu" else 45.0)
-    jobs = opts.jobs or (1 if opts.device == "cpu" else 4)
+    cuda = opts.device == "cuda"
+    limit = opts.file_limit or (240.0 if cuda else 300.0)
+    total = opts.total_limit if opts.total_limit is not None else (330.0 if cuda else None)
+    jobs = opts.jobs or (8 if cuda else 1)
+    core_cases = opts.core_cases if opts.core_cases is not None else (3 if cuda else 0)
+    shards = max(1, opts.core_shards or (4 if cuda else 1))
     extra = []
     if opts.keyword:
         extra += ["-k", opts.keyword]
     if opts.marker:
         extra += ["-m", opts.marker]
+    out = os.path.abspath(opts.out) if opts.out else None
+    if out:
+        os.makedirs(out, exist_ok=True)
 
     sources = os.path.join(root, "SOURCES.txt")
     if os.path.exists(sources):
         print("upstream copies (file, upstream path, commit):")
         print(open(sources).read().rstrip())
-    print(f"device={opts.device} file-limit={limit:.0f}s jobs={jobs} files={len(files)}", flush=True)
+    command = "python bench/run_upstream_tests.py " + " ".join(sys.argv[1:] if argv is None
+                                                               else argv)
+    print(f"device={opts.device} file-limit={limit:.0f}s total-limit="
+          f"{'none' if total is None else f'{total:.0f}s'} jobs={jobs} files={len(files)} "
+          f"test_core: {'all cases' if not core_cases else f'{core_cases} per function'}"
+          f"{f', {shards} shards' if shards > 1 else ''}", flush=True)
 
-    rows = {}
+    start = time.time()
+    deadline = None if total is None else start + total
+    # The big file's shards first, so they are not the last to start.
+    tasks = []
+    for rel in sorted(files, key=lambda r: r != CORE):
+        if rel == CORE and (core_cases or shards > 1):
+            tasks += [(rel, core_cases, f"{i}/{shards}" if shards > 1 else "")
+                      for i in range(shards)]
+        else:
+            tasks.append((rel, 0, ""))
+    parts: dict = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_file, root, rel, opts.device, limit, extra): rel for rel in files}
+        futures = [pool.submit(run_file, root, rel, opts.device, limit, extra, deadline,
+                               sample, shard, out) for rel, sample, shard in tasks]
         for fut in concurrent.futures.as_completed(futures):
             r = fut.result()
-            rows[r["file"]] = r
+            parts.setdefault(r["file"], []).append(r)
             print(f"  {r['file']}: {r['passed']} passed, {r['failed']} failed, {r['skipped']} "
                   f"skipped, {r['errors']} errors, {r['limit']} over the limit "
                   f"({r['wall']:.1f}s)", flush=True)
+    rows = [merge_rows(parts[f]) if len(parts[f]) > 1 else parts[f][0] for f in files]
+    wall = time.time() - start
+    notes = [f"{r['file']}: ran {r['sampled']['kept']} of {r['sampled']['collected']} "
+             f"collected cases (at most {core_cases} per test function)"
+             for r in rows if r.get("sampled") and r["sampled"]["kept"] < r["sampled"]["collected"]]
+    table = format_table(rows)
+    if out:
+        with open(os.path.join(out, "summary.md"), "w") as f:
+            f.write(f"    {command}\n\ndevice={opts.device}, {wall:.0f} s wall\n\n")
+            f.write("".join(n + "\n" for n in notes) + ("\n" if notes else "") + table + "\n")
+        with open(os.path.join(out, "summary.json"), "w") as f:
+            json.dump({"command": command, "device": opts.device, "wall": wall,
+                       "rows": rows}, f, indent=1)
     print()
-    print(format_table([rows[f] for f in files]))
+    for n in notes:
+        print(n)
+    print(f"wall {wall:.0f} s" + (f"; junit xml, logs and summary in {out}" if out else ""))
+    print()
+    print(table)
     return 0
 
 

@@ -62,6 +62,50 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{name}: upstream Triton test marker")
 
 
+def _spread(n: int, k: int) -> list:
+    """k indices spread evenly over range(n), first and last included (all when n <= k)."""
+    if n <= k:
+        return list(range(n))
+    if k == 1:
+        return [0]
+    return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The runner's selection of a huge file (upstream's language/test_core.py on a GPU):
+    TRITIUM_UPSTREAM_SAMPLE=K keeps at most K parametrizations of each test function,
+    spread evenly over its list (first and last kept, so every function still runs);
+    TRITIUM_UPSTREAM_SHARD=i/n then keeps every n-th of those from the i-th, so n
+    processes share the file. What was kept is written to TRITIUM_UPSTREAM_SAMPLE_REPORT."""
+    sample = int(os.environ.get("TRITIUM_UPSTREAM_SAMPLE", "0") or 0)
+    shard = os.environ.get("TRITIUM_UPSTREAM_SHARD", "")
+    if not sample and not shard:
+        return
+    keep = list(items)
+    if sample > 0:
+        groups = {}
+        for item in keep:
+            fn = getattr(item, "originalname", None) or item.name.split("[")[0]
+            groups.setdefault((item.nodeid.split("::")[0], fn), []).append(item)
+        chosen = set()
+        for group in groups.values():
+            chosen.update(id(group[i]) for i in _spread(len(group), sample))
+        keep = [item for item in keep if id(item) in chosen]
+    if shard:
+        i, n = (int(x) for x in shard.split("/"))
+        keep = keep[i::n]
+    kept = {id(item) for item in keep}
+    dropped = [item for item in items if id(item) not in kept]
+    report = os.environ.get("TRITIUM_UPSTREAM_SAMPLE_REPORT")
+    if report:
+        import json
+        with open(report, "w") as f:
+            json.dump({"collected": len(items), "kept": len(keep)}, f)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     deadline = os.environ.get("TRITIUM_UPSTREAM_DEADLINE")

@@ -9,7 +9,7 @@ import tritium
 import tritium.language as tl
 from tritium.backends.nvidia.toolchain import find_ptxas
 from tritium.compiler import (ASTSource, CompiledKernel, GPUTarget, IRSource, IRSourceError,
-                              compile)
+                              StageError, compile)
 
 CUDA90 = GPUTarget("cuda", 90, 32)
 CPU = GPUTarget("cpu", 0, 32)
@@ -158,13 +158,47 @@ def test_ttir_file_compiles_and_runs_on_cpu(tmp_path, rng):
     k = compile(ASTSource(scale_add, SIG, {"BLOCK": 64}), target=CPU)
     path = _write(tmp_path, "k.ttir", k.asm["ttir"])
     src = IRSource(path)
-    assert src.name == "scale_add" and src.signature[0] == "*fp32" and src.signature[4] == "fp32"
+    assert src.name == "@scale_add" and src.signature[0] == "*f32" and src.signature[4] == "f32"
     k2 = compile(src, target=CPU)
     n = 100
     x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
     out = np.zeros(n, np.float32)
     k2[(2,)](x, y, out, n, -0.5)  # an IR file's signature has no constexprs
     np.testing.assert_allclose(out, x * np.float32(-0.5) + y, rtol=1e-6)
+
+
+def test_ttgir_file_runs_on_cpu_without_its_layouts(tmp_path, rng):
+    """Upstream's tools/test_irsource.py compiles a TTGIR file for the current target: on
+    the CPU its layouts are dropped (converts become their operands)."""
+    k = compile(ASTSource(scale_add, SIG, {"BLOCK": 128}), target=GPUTarget("cuda", 90, 32),
+                options={"num_warps": 2})
+    assert "#ttg.blocked" in k.asm["ttgir"]
+    # One layout conversion the CPU must see through: x goes through another layout.
+    text = k.asm["ttgir"]
+    src = IRSource(_write(tmp_path, "k.ttgir", text))
+    assert src.name == "@scale_add" and src.signature[4] == "f32"
+    assert src.parse_options() == {"num_warps": 2}
+    k2 = compile(src, target=CPU)
+    assert list(k2.asm.keys())[:2] == ["ttgir", "ttir"] and "#ttg" not in k2.asm["ttir"]
+    n = 200
+    x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    k2[(2,)](x, y, out, n, 0.25)
+    np.testing.assert_allclose(out, x * np.float32(0.25) + y, rtol=1e-6)
+
+
+def test_ttgir_with_shared_memory_is_refused_on_cpu(tmp_path):
+    @tritium.jit
+    def dot_k(A, B, C, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        idx = offs[:, None] * BLOCK + offs[None, :]
+        tl.store(C + idx, tl.dot(tl.load(A + idx), tl.load(B + idx)))
+
+    k = compile(ASTSource(dot_k, "*fp16, *fp16, *fp32, constexpr", {"BLOCK": 64}),
+                target=GPUTarget("cuda", 90, 32))
+    assert "ttg.local_alloc" in k.asm["ttgir"]
+    with pytest.raises(StageError, match=r"cannot run `ttg\.local_alloc` from TTGIR"):
+        compile(_write(tmp_path, "dot.ttgir", k.asm["ttgir"]), target=CPU)
 
 
 def test_ir_syntax_error_names_file_line_and_column(tmp_path):
@@ -190,10 +224,9 @@ def test_bad_sources_are_named(tmp_path):
         compile(scale_add, target=CPU)
     with pytest.raises(ValueError, match="num_warps must be a power of 2, got 3"):
         compile(ASTSource(scale_add, SIG, {"BLOCK": 8}), target=CPU, options={"num_warps": 3})
-    ttgir = _write(tmp_path, "k.ttgir", 'module attributes {"ttg.num-warps" = 4 : i32} {\n'
-                   '  tt.func public @k() {\n    tt.return\n  }\n}\n')
-    with pytest.raises(ValueError, match="has no stage 'ttgir'.*stages: ttir"):
-        compile(ttgir, target=CPU)
+    llir = _write(tmp_path, "k.llir", 'define void @k() {\n  ret void\n}\n')
+    with pytest.raises(ValueError, match="has no stage 'llir'.*stages: ttir"):
+        compile(llir, target=CPU, options={"debug": True})  # (the evaluator: one stage)
     with pytest.raises(RuntimeError, match="no registered backend supports"):
         compile(ASTSource(scale_add, SIG, {"BLOCK": 8}), target=GPUTarget("hip", "gfx942", 64))
 
@@ -211,3 +244,53 @@ def test_triton_key_names_version_and_sources():
     key = triton_key()
     assert key.startswith(tritium.__version__ + "-") and re.fullmatch(r"[0-9a-f]{64}", key.split("-")[-1])
 
+
+
+def _named(spec):
+    ty = spec.signature["n"]
+    ones = "_".join(k for k, v in spec.constants.items() if v == 1)
+    return f"my.module.scale_{ty}_{ones}"
+
+
+@pytest.mark.parametrize("target", ["cpu", pytest.param("cuda", marks=needs_ptxas)])
+def test_jit_repr_names_the_kernel(target, rng):
+    """`@jit(repr=...)` names the kernel's symbol from the specialisation (upstream's
+    test_value_specialization): the part after the last ".", in the TTIR, the PTX and the
+    metadata that loading uses."""
+    k = tritium.jit(repr=_named)(scale_add.fn)
+    tgt = CPU if target == "cpu" else CUDA90
+    h = compile(ASTSource(k, {**SIG, "alpha": "constexpr"}, {"BLOCK": 32, "alpha": 1}),
+                target=tgt)
+    assert h.name == h.metadata.name == "scale_i32_alpha"
+    assert "tt.func public @scale_i32_alpha" in h.asm["ttir"]
+    if target == "cuda":
+        assert ".entry scale_i32_alpha" in h.asm["ptx"]
+    else:
+        n = 50
+        x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+        out = np.zeros(n, np.float32)
+        h[(2,)](x, y, out, n, 1, 32)
+        np.testing.assert_allclose(out, x + y, rtol=1e-6)
+    bad = tritium.jit(repr=lambda spec: "not a name")(scale_add.fn)
+    with pytest.raises(ValueError, match="'not a name', which is not a valid kernel name"):
+        compile(ASTSource(bad, SIG, {"BLOCK": 32}), target=tgt)
+
+
+@needs_ptxas
+def test_ptx_file_that_ptxas_rejects_names_its_line_and_column(tmp_path):
+    import pickle
+    from tritium.compiler.errors import PTXSourceError
+    from tritium.errors import PTXASError
+    k = compile(ASTSource(scale_add, SIG, {"BLOCK": 128}), target=CUDA90)
+    lines = k.asm["ptx"].splitlines()
+    bad = next(i for i, line in enumerate(lines) if "st.global" in line)
+    lines[bad] = lines[bad].replace("st.global", "st.globl", 1)
+    path = _write(tmp_path, "bad.ptx", "\n".join(lines) + "\n")
+    with pytest.raises(PTXSourceError) as info:
+        compile(path, target=CUDA90)
+    e = info.value
+    col = lines[bad].index(".globl") + 1
+    assert str(e).startswith(f"{path}:{bad + 1}:{col}: ptxas: Unknown modifier '.globl'")
+    assert (e.line, e.col) == (bad + 1, col) and "internal tritium" not in str(e)
+    assert isinstance(e, PTXASError) and isinstance(e, IRSourceError)  # autotuners catch it
+    assert str(pickle.loads(pickle.dumps(e))) == str(e)

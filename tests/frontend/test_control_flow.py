@@ -48,6 +48,47 @@ def test_early_return_in_callee_with_value(rng):
 
 
 @triton.jit
+def plus_one_if_negative(v):
+    if v < 0:
+        return v + 1, v * 2
+    # falls through: upstream returns ub.poison here (what the caller reads is undefined)
+
+
+@triton.jit
+def poison_after_pass(v):
+    if v >= 0:
+        pass          # this path ends first, before the return type is known
+    else:
+        return v - 1
+
+
+@triton.jit
+def poison_kernel(x_ptr, a_ptr, b_ptr, c_ptr):
+    i = tl.program_id(0)
+    v = tl.load(x_ptr + i)
+    if v < 0:  # only read where the callees returned values
+        a, b = plus_one_if_negative(v)
+        tl.store(a_ptr + i, a)
+        tl.store(b_ptr + i, b)
+        tl.store(c_ptr + i, poison_after_pass(v))
+
+
+def test_paths_without_return_give_poison(rng):
+    """A device function whose other paths return values and one ends without `return`
+    compiles (as upstream: that path returns `ub.poison`), and the paths that return give
+    the right values."""
+    x = rng.integers(-50, 50, 64).astype(np.int32)
+    a, b, c = (np.full(64, 99, np.int32) for _ in range(3))
+    h = poison_kernel[(64,)](x, a, b, c)
+    assert h.asm["ttir"].count("ub.poison") >= 1
+    neg = x < 0
+    np.testing.assert_array_equal(a[neg], x[neg] + 1)
+    np.testing.assert_array_equal(b[neg], x[neg] * 2)
+    np.testing.assert_array_equal(c[neg], x[neg] - 1)
+    assert (a[~neg] == 99).all() and (c[~neg] == 99).all()
+
+
+@triton.jit
 def divmod_pair(a, b):
     return a // b, a % b
 

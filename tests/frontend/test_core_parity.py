@@ -74,8 +74,11 @@ def _unsplat_if(x):
         tl.store(x, 42)
 
 
-def test_if_on_a_one_element_block_warns_and_unsplats():
-    _unsplat_if.cache.clear()          # compile here: the warning comes from the compile
+def test_if_on_a_one_element_block_warns_and_unsplats(monkeypatch, tmp_path):
+    # Compile here, not from a disk cache an earlier run filled: the warning comes from the
+    # compile.
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    _unsplat_if.cache.clear()
     _unsplat_if._fast_cache.clear()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

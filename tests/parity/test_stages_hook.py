@@ -37,7 +37,8 @@ class _Hook:
         stages["ttir"] = ttir
 
 
-def test_hook_wraps_stages_and_keys_the_cache(monkeypatch, rng):
+def test_hook_wraps_stages_and_keys_the_cache(monkeypatch, rng, tmp_path):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # not an earlier run's kernels
     n = 50
     x = rng.standard_normal(n).astype(np.float32)
     o = np.zeros(n, np.float32)

@@ -26,6 +26,7 @@ from tritium.backends.compiler import GPUTarget
 from tritium.backends.nvidia.backend import CUDABackend, CUDAOptions
 from tritium.compiler import ASTSource, StageError, compile
 from tritium.runtime import cache as disk_cache
+from tritium.compiler.compiler import _INDEX_FILE as INDEX
 
 SPEC = (("*fp32", "D"), ("i32", ""), ("constexpr", 64))
 STAGE_FILES = ("ttir", "ttgir", "llir", "ptx", "cubin")
@@ -122,8 +123,16 @@ def _compile_with(backend, fn, spec, options):
                    options=options, backend=backend)
 
 
+# A second compile of the same source finds its entry through the source index
+# (`__source__.json`, compiler.py's `_source_key`): no stage runs, not even the frontend.
+HIT = {}
+
+
 def _entries(root):
-    return sorted(os.listdir(root)) if os.path.isdir(root) else []
+    """The cache's kernel entries (without the source index's folders)."""
+    if not os.path.isdir(root):
+        return []
+    return sorted(p for p in os.listdir(root) if not os.path.exists(os.path.join(root, p, INDEX)))
 
 
 def _entry_dir(tmp_path, kernel):
@@ -157,11 +166,50 @@ def test_miss_runs_every_stage_once_then_hit_loads(tmp_path):
     assert k1.metadata["num_warps"] == 4 and k1.metadata["name"] == "cached_kernel"
 
     k2, b2 = _compile()
-    assert b2.calls == {"ttir": 1}  # only the frontend ran
+    assert b2.calls == HIT  # the source index found the entry: nothing ran
     assert dict(k2.asm) == dict(k1.asm)
     assert k2.metadata == k1.metadata
     assert k2.src.signature == k1.src.signature == {"X": "*fp32", "n": "i32", "BLOCK": "constexpr"}
     assert _entries(tmp_path / "cache") == [disk_cache.dir_name(k1.metadata["hash"])]
+
+
+def test_without_the_source_index_the_ttir_key_still_hits(tmp_path):
+    k1, _ = _compile()
+    index = [p for p in os.listdir(tmp_path / "cache") if p not in _entries(tmp_path / "cache")]
+    assert len(index) == 1 and json.loads(
+        (tmp_path / "cache" / index[0] / INDEX).read_text()) == {"key": k1.metadata["hash"]}
+    (tmp_path / "cache" / index[0] / INDEX).write_text("{not json")
+    k2, b = _compile()
+    assert b.calls == {"ttir": 1} and dict(k2.asm) == dict(k1.asm)  # the frontend ran
+    _, b = _compile()                                  # and the index was written again
+    assert b.calls == HIT
+
+
+@tritium.jit
+def _callee_a():
+    return 1
+
+
+@tritium.jit
+def _takes_fn(X, FN: tl.constexpr):
+    tl.store(X, FN())
+
+
+def test_a_function_argument_edited_misses_the_source_index():
+    """Upstream's test_higher_order_kernel: a function passed as a constexpr is keyed by its
+    own `cache_key`, so an edited one generates code again and a restored one hits."""
+    spec = (("*i32", "D"), ("constexpr", _callee_a))
+    original = _callee_a.src
+    k1, b1 = _compile(fn=_takes_fn, spec=spec)
+    try:
+        _callee_a._unsafe_update_src(original.replace("return 1", "return 2"))
+        k2, b2 = _compile(fn=_takes_fn, spec=spec)
+        assert dict(b2.calls) == {s: 1 for s in STAGE_FILES}
+        assert "arith.constant 2" in k2.asm["ttir"] and "arith.constant 1 " in k1.asm["ttir"]
+    finally:
+        _callee_a._unsafe_update_src(original)
+    k3, b3 = _compile(fn=_takes_fn, spec=spec)
+    assert b3.calls == HIT and dict(k3.asm) == dict(k1.asm)
 
 
 def test_always_compile_recompiles(monkeypatch):
@@ -172,7 +220,7 @@ def test_always_compile_recompiles(monkeypatch):
     assert dict(k2.asm) == dict(k1.asm)
     monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "0")
     _, b = _compile()
-    assert b.calls == {"ttir": 1}
+    assert b.calls == HIT
 
 
 def test_cache_dir_defaults_under_triton_home(tmp_path, monkeypatch):
@@ -307,7 +355,7 @@ def test_long_kernel_names_are_truncated_like_upstream(tmp_path):
     files = os.listdir(_entry_dir(tmp_path, k))
     assert f"{'k' * 150}.ptx" in files and all(len(f) < 255 for f in files)
     _, b = _compile(fn=getattr(mod, name), spec=(("*fp32", "D"),))
-    assert b.calls == {"ttir": 1}
+    assert b.calls == HIT
 
 
 # ---------------------------------------------------------------------------------------
@@ -369,7 +417,7 @@ def test_damaged_entry_is_rebuilt(tmp_path, damage):
     assert again.metadata == good.metadata
     # ... and the rebuilt entry is whole again: the next call loads it.
     _, b = _compile()
-    assert b.calls == {"ttir": 1}
+    assert b.calls == HIT
     assert _entries(tmp_path / "cache") == [d.name]
 
 
@@ -380,7 +428,7 @@ def test_always_compile_replaces_a_damaged_entry(tmp_path, monkeypatch):
     _compile()
     monkeypatch.delenv("TRITON_ALWAYS_COMPILE")
     k, b = _compile()
-    assert b.calls == {"ttir": 1} and dict(k.asm) == dict(good.asm)
+    assert b.calls == HIT and dict(k.asm) == dict(good.asm)
 
 
 def test_stray_non_entry_in_cache_root_is_harmless(tmp_path):
@@ -388,7 +436,7 @@ def test_stray_non_entry_in_cache_root_is_harmless(tmp_path):
     (tmp_path / "cache" / "tmp.pid_1_deadbeef").mkdir()  # left by a killed process
     k, _ = _compile()
     _, b = _compile()
-    assert b.calls == {"ttir": 1}
+    assert b.calls == HIT
 
 
 # ---------------------------------------------------------------------------------------
@@ -413,7 +461,7 @@ def test_kernel_dump_on_a_cache_hit_still_dumps(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_KERNEL_DUMP", "1")
     monkeypatch.setenv("TRITON_DUMP_DIR", str(dump))
     _, b = _compile()
-    assert b.calls == {"ttir": 1}
+    assert b.calls == HIT
     d = dump / disk_cache.dir_name(k.metadata["hash"])
     assert sorted(os.listdir(d)) == sorted(f"cached_kernel.{s}" for s in STAGE_FILES)
 
@@ -449,7 +497,7 @@ def test_override_ptx(tmp_path, monkeypatch):
     # The overridden kernel never reaches the cache, nor does it replace what is there.
     monkeypatch.delenv("TRITON_KERNEL_OVERRIDE")
     k2, b2 = _compile()
-    assert b2.calls == {"ttir": 1} and dict(k2.asm) == dict(normal.asm)
+    assert b2.calls == HIT and dict(k2.asm) == dict(normal.asm)
 
 
 def test_override_ptx_is_not_cached_under_the_normal_key(tmp_path, monkeypatch):

@@ -2,6 +2,7 @@
 (upstream's copies live outside the repository): counts from junit xml, the first failure's
 reason, `import triton` resolving to tritium, the device fixture, the per-file time limit."""
 import importlib.util
+import json
 import os
 import textwrap
 
@@ -63,3 +64,59 @@ def test_runner_counts_reasons_and_limit(tmp_path):
     table = runner.format_table([mixed, slow]).splitlines()
     assert table[0].startswith("| file | passed | failed")
     assert table[-1].startswith("| **total** | 4 | 1 | 1 | 1 | 1 |")
+
+
+def test_sample_shards_deadline_and_out(tmp_path):
+    """What the GPU run relies on: at most K cases of each test function (first and last
+    kept), split over shards that together run each chosen case once, a shared deadline, and
+    the junit/logs/summary written to --out."""
+    _write(tmp_path / "t", "language/test_core.py", """
+        import pytest
+
+        @pytest.mark.parametrize("n", range(10))
+        def test_many(n):
+            print("RAN", n)
+
+        @pytest.mark.parametrize("n", [0, 1])
+        def test_two(n):
+            pass
+
+        def test_one():
+            pass
+    """)
+    root = str(tmp_path / "t")
+    assert runner.find_test_files(root, None) == ["language/test_core.py"]
+    out = str(tmp_path / "out")
+    shards = [runner.run_file(root, "language/test_core.py", "cpu", 60, ["-s"], sample=3,
+                              shard=f"{i}/2", out=out) for i in range(2)]
+    assert [r["sampled"]["collected"] for r in shards] == [13, 13]
+    assert sorted(r["passed"] for r in shards) == [3, 3]      # 3 + 2 + 1 chosen, 3 each
+    logs = "".join(open(os.path.join(out, "logs", f"language__test_core.py.shard{i}of2.txt")).read()
+                   for i in range(2))
+    ran = sorted(int(x.split()[1]) for x in logs.replace("RAN", "\nRAN").splitlines()
+                 if x.startswith("RAN"))
+    assert ran == [0, 4, 9] or ran == [0, 5, 9]  # spread evenly, first and last kept
+    assert sorted(os.listdir(os.path.join(out, "junit"))) == [
+        "language__test_core.py.shard0of2.xml", "language__test_core.py.shard1of2.xml"]
+    merged = runner.merge_rows(shards)
+    assert (merged["passed"], merged["sampled"]) == (6, {"collected": 13, "kept": 6})
+
+    import time
+    late = runner.run_file(root, "language/test_core.py", "cpu", 60, [],
+                           deadline=time.time() - 1)
+    assert late["passed"] == 0 and late["limit"] == 13
+
+
+def test_main_writes_summary_and_ends_with_the_table(tmp_path, capsys):
+    _write(tmp_path / "t", "test_x.py", """
+        def test_ok():
+            pass
+    """)
+    out = tmp_path / "out"
+    assert runner.main(["--dir", str(tmp_path / "t"), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.rstrip().splitlines()
+    assert printed[-1].startswith("| **total** | 1 | 0 | 0 | 0 | 0 |")
+    assert printed[-2].startswith("| test_x.py | 1 | 0 |")
+    summary = (out / "summary.md").read_text()
+    assert "run_upstream_tests.py --dir" in summary and "| test_x.py | 1 |" in summary
+    assert json.loads((out / "summary.json").read_text())["rows"][0]["passed"] == 1

@@ -93,11 +93,16 @@ class BaseBackend(metaclass=ABCMeta):
         return "D" if kwargs.get("align", False) and arg.data_ptr() % 16 == 0 else ""
 
 
+class NumWarpsError(ValueError, AssertionError):
+    """A bad `num_warps`: a ValueError naming the option, and the AssertionError upstream's
+    backends raise for it (its tests catch that)."""
+
+
 def check_num_warps(options: dict) -> None:
     """num_warps must be a positive power of two (every backend's rule)."""
     nw = options.get("num_warps", 4)
     if not isinstance(nw, int) or isinstance(nw, bool) or nw <= 0 or nw & (nw - 1):
-        raise ValueError(f"num_warps must be a power of 2, got {nw!r}")
+        raise NumWarpsError(f"num_warps must be a power of 2, got {nw!r}")
 
 
 def inspect_stages(backend, stages: dict, options, language, capability=None) -> None:

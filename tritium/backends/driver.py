@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from abc import ABCMeta, abstractmethod
 
+from .tensordesc_args import expand_signature, wrap_handle_tensordesc_impl  # noqa: F401 (upstream's names here)
+
 
 class DriverBase(metaclass=ABCMeta):
 

@@ -28,7 +28,7 @@ def runtime_params(signature: Dict[Any, Any], constants=None) -> List[Param]:
             for j, t in enumerate(ty):
                 walk(path + (j,), f"{name}[{j}]", t)
             return
-        ty = str(ty).strip()
+        ty = jit_spelling(str(ty).strip())
         if ty == "constexpr" or path in constants:
             return
         out.append(Param(path, name, ty))
@@ -36,6 +36,24 @@ def runtime_params(signature: Dict[Any, Any], constants=None) -> List[Param]:
     for i, (name, ty) in enumerate(signature.items()):
         walk((i,), str(name), ty)
     return out
+
+
+# MLIR's spellings of scalar types, which `IRSource.signature` uses (as upstream's), in the
+# JIT's spellings the launchers take.
+_MLIR_SCALARS = {"f16": "fp16", "f32": "fp32", "f64": "fp64", "f8E4M3FN": "fp8e4nv",
+                 "f8E5M2": "fp8e5"}
+
+
+def jit_spelling(ty):
+    """A signature type in the JIT's spelling ("*fp32") whichever way it came ("*f32")."""
+    if isinstance(ty, tuple):
+        return type(ty)(*map(jit_spelling, ty)) if hasattr(ty, "_fields") \
+            else tuple(map(jit_spelling, ty))
+    if not isinstance(ty, str):
+        return ty
+    if ty.startswith("*"):
+        return "*" + jit_spelling(ty[1:])
+    return _MLIR_SCALARS.get(ty, ty)
 
 
 def has_tuples(signature: Dict[Any, Any]) -> bool:

@@ -9,10 +9,12 @@ one, keeping each stage's text in `asm`. For an `IRSource` the stages start afte
 file's own (an edited .ttgir is lowered from TTGIR on). Nothing here needs a device:
 compiling for a GPU on a machine without one works (loading waits for the launch).
 
-The disk cache (`runtime/cache.py`) holds the stages after the first: the first stage
-always runs (for an `ASTSource` it is the frontend plus the TTIR passes, milliseconds),
-and its text, with locations, is the key, together with the options, the target, the
-backend's own hash and tritium's sources. A backend with a single stage (the CPU on its
+The disk cache (`runtime/cache.py`) holds the stages after the first: an entry's key is
+the first stage's text (for an `ASTSource` the frontend plus the TTIR passes), with
+locations, together with the options, the target, the backend's own hash and tritium's
+sources. An `ASTSource` is first looked up by its source key, as upstream's (`_source_key`:
+its `cache_key`, the specialisation, the options, the target): a hit skips code generation
+altogether (no `static_print` runs), a miss runs the first stage and then tries the TTIR key. A backend with a single stage (the CPU on its
 evaluator) is not cached on disk. With TRITON_REMOTE_CACHE_BACKEND set, a local miss asks
 the remote tier (`runtime/remote_cache.py`) and a fresh entry is pushed there.
 
@@ -25,22 +27,29 @@ import contextlib
 import gc
 import json
 import os
+import re
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from typing import Any, Dict, Optional
 
 from ..backends.compiler import BaseBackend, GPUTarget
 from ..runtime import cache as disk_cache
 from ..runtime import knobs, remote_cache
 from ..runtime.launch_hooks import LazyDict  # noqa: F401  (upstream's home of the name)
-from ..errors import TritonError
-from .errors import StageError
+from ..errors import PTXASError, TritonError
+from .errors import PTXSourceError, StageError
 from .kernel import CompiledKernel
 from .source import ASTSource, IRSource
 from . import workers
 
 _BACKENDS: Dict[GPUTarget, BaseBackend] = {}
+_INDEX_FILE = "__source__.json"  # source key -> the TTIR-keyed entry (see _source_key)
+# (cache dir, source key) -> a single-stage backend's (asm, metadata, products), newest last.
+_SINGLE_STAGE: "OrderedDict[tuple, tuple]" = OrderedDict()
+_SINGLE_STAGE_SIZE = 512
+_SINGLE_STAGE_LOCK = threading.Lock()
 
 
 def make_backend(target: GPUTarget) -> BaseBackend:
@@ -161,14 +170,17 @@ class _Compilation:
         self.shared = shared
         self.stages = stages
         names = list(stages)
-        if src.ext not in names:
+        # A backend may take an IR kind it has no stage for at one of its stages
+        # (`ir_entry`: the CPU runs a .ttgir file from "ttir" on).
+        entry = getattr(backend, "ir_entry", {}).get(src.ext)
+        if src.ext not in names and entry not in names:
             raise ValueError(f"{type(backend).__name__} has no stage '{src.ext}' "
                              f"(stages: {', '.join(names)})")
-        first = names.index(src.ext)
         # An AST runs its own stage (the TTIR passes); an IR file starts after its stage.
         self.own_stage = isinstance(src, ASTSource)
-        self.later = names[first + 1:]
-        self.name = src.name
+        self.later = names[names.index(src.ext) + 1:] if src.ext in names else \
+            names[names.index(entry):]
+        self.name = src.name.lstrip("@")  # (an MLIR file's source is named "@kernel")
         self.fname = self.name[:disk_cache.MAX_FILE_NAME]
         self.cache_hit = False
         self.ir_us, self.store_us = 0, 0
@@ -186,6 +198,12 @@ class _Compilation:
     def run(self) -> CompiledKernel:
         src, options = self.src, self.options
         t0 = time.perf_counter()
+        source_key = self._source_key()
+        if source_key is not None:
+            kernel = self._load_by_source(source_key)
+            if kernel is not None:
+                self.ir_us = _us_since(t0)
+                return kernel
         product = src.make_ir(self.target, options, None, None, None)
         used = src.used_global_vals
         self.ir_us = _us_since(t0)
@@ -193,6 +211,10 @@ class _Compilation:
         products: Dict[str, Any] = {}
         metadata: Dict[str, Any] = {"name": self.name, "target": self.target,
                                     **_options_dict(options)}
+        if getattr(getattr(src, "fn", None), "_repr", None) is not None:
+            # `@jit(repr=...)` named the kernel's symbol: that is the kernel's name (what
+            # loading looks up), the files keep the function's, as upstream's.
+            metadata["name"] = _kernel_symbol(product) or self.name
         if self.own_stage:
             product = self._run_stage(src.ext, product, metadata)
         asm[src.ext] = products[src.ext] = product
@@ -205,8 +227,9 @@ class _Compilation:
         # Every kernel has its hash, as upstream's (Inductor files kernels by it).
         metadata["hash"] = key
         if not self.later:  # a single-stage backend: nothing worth caching on disk
-            return self._dump_all(CompiledKernel(src, asm, metadata, self.backend, used, products),
-                                  key)
+            kernel = CompiledKernel(src, asm, metadata, self.backend, used, products)
+            self._remember_single_stage(source_key, kernel, asm, metadata, products)
+            return self._dump_all(kernel, key)
         cache = disk_cache.FileCache(key)
         dump, override = knobs.kernel_dump(), knobs.kernel_override()
         all_stages = [src.ext] + self.later
@@ -216,6 +239,7 @@ class _Compilation:
              or remote_cache.fetch(cache, self.fname, all_stages))
         if hit is not None:
             self.cache_hit = True
+            self._remember_source(source_key, key)
             # The TTIR stage ran to make the key (upstream hashes the source instead): on a
             # hit it counts as making the IR, and nothing was lowered, as upstream reports.
             self.ir_us += sum(us for _, us in self.stage_us)
@@ -241,6 +265,7 @@ class _Compilation:
             t0 = time.perf_counter()
             metadata = cache.store(self.fname, asm, metadata)
             remote_cache.push(cache, self.fname, asm, metadata)
+            self._remember_source(source_key, key)
             self.store_us = _us_since(t0)
         # The first stage's product stays an object (the CPU evaluates its TTIR module).
         return CompiledKernel(src, asm, metadata, self.backend, used, products)
@@ -263,7 +288,10 @@ class _Compilation:
             else:
                 try:
                     product = self._run_stage(stage, product, metadata)
-                except TritonError:
+                except TritonError as e:
+                    if isinstance(e, PTXASError) and isinstance(self.src, IRSource) \
+                            and self.src.ext == "ptx":
+                        raise _ptx_file_error(self.src.path, e) from e
                     raise  # PTXASError, OutOfResources: callers (autotuners) catch these by class
                 except Exception as e:
                     repro = _keep_for_repro(self.fname, previous, asm[previous])
@@ -287,11 +315,125 @@ class _Compilation:
         self.stage_us += times
         return asm
 
+    # ---------------------------------------------------------------- source index
+    # As upstream, a `@jit` source whose key (its `cache_key`, which covers its callees and
+    # constexpr globals, the specialisation with functions passed as arguments by their own
+    # `cache_key`, the globals it reads, the options, the target) is on disk skips code
+    # generation: a small index file maps that key to the entry, which stays keyed by its
+    # TTIR (so two sources that make the same TTIR share one entry).
+    def _source_key(self) -> Optional[str]:
+        src = self.src
+        if not isinstance(src, ASTSource) or knobs.always_compile() \
+                or knobs.kernel_override():
+            return None
+        try:
+            fn = src.fn
+            text = "\n".join([
+                "source-index-v1", src.hash(), getattr(fn, "file_name", ""),
+                repr(sorted((name, repr(value)) for (name, _), (value, _) in
+                            getattr(fn, "used_global_vals", {}).items()))])
+        except Exception:  # (unsupported references: code generation reports them)
+            return None
+        return disk_cache.kernel_key(text, self.options, str(self.target),
+                                     _backend_hash(self.backend))
+
+    def _load_by_source(self, source_key: str) -> Optional[CompiledKernel]:
+        if not self.later:
+            return self._load_single_stage(source_key)
+        index = disk_cache.get_file(disk_cache.dir_name(source_key), _INDEX_FILE)
+        if index is None:
+            return None
+        try:
+            with open(index) as f:
+                key = json.load(f)["key"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        all_stages = [self.src.ext] + self.later
+        hit = disk_cache.FileCache(key).load(self.fname, all_stages)
+        if hit is None:
+            return None
+        self.cache_hit = True
+        used = dict(getattr(self.src.fn, "used_global_vals", {}))
+        self.src.used_global_vals = used
+        if knobs.kernel_dump():
+            for stage, text in hit["asm"].items():
+                disk_cache._dump(key, self.fname, stage, text)
+        return CompiledKernel(self.src, hit["asm"], hit["metadata"], self.backend, used)
+
+    # A single-stage backend's product (the CPU evaluator's TTIR module) lives in memory,
+    # not on disk: the compiles of this process, per cache directory, stand in for the
+    # disk cache, so the evaluator skips code generation where a GPU would hit the disk.
+    def _load_single_stage(self, source_key: str) -> Optional[CompiledKernel]:
+        with _SINGLE_STAGE_LOCK:  # (AsyncCompileMode compiles on other threads)
+            entry = _SINGLE_STAGE.get((knobs.cache_dir(), source_key))
+            if entry is None:
+                return None
+            _SINGLE_STAGE.move_to_end((knobs.cache_dir(), source_key))
+        asm, metadata, products = entry
+        self.cache_hit = True
+        used = dict(getattr(self.src.fn, "used_global_vals", {}))
+        self.src.used_global_vals = used
+        return CompiledKernel(self.src, dict(asm), dict(metadata), self.backend, used,
+                              dict(products))
+
+    @staticmethod
+    def _remember_single_stage(source_key: Optional[str], kernel: CompiledKernel,
+                               asm, metadata, products) -> None:
+        if source_key is None:
+            return
+        with _SINGLE_STAGE_LOCK:
+            _SINGLE_STAGE[(knobs.cache_dir(), source_key)] = (dict(asm), dict(metadata),
+                                                              dict(products))
+            while len(_SINGLE_STAGE) > _SINGLE_STAGE_SIZE:
+                _SINGLE_STAGE.popitem(last=False)
+
+    @staticmethod
+    def _remember_source(source_key: Optional[str], key: str) -> None:
+        if source_key is not None:
+            disk_cache.put_file(disk_cache.dir_name(source_key), _INDEX_FILE,
+                                json.dumps({"key": key}))
+
     def _dump_all(self, kernel, key):
         if knobs.kernel_dump():
             for stage in kernel.asm.keys():
                 disk_cache._dump(key, self.fname, stage, kernel.asm[stage])
         return kernel
+
+
+_PTXAS_LINE = re.compile(r"line (\d+); (?:error|fatal)\s*:\s*(.*)")
+
+
+def _ptx_file_error(path: str, e) -> PTXSourceError:
+    """A user's .ptx that ptxas rejects: the first error at the file's own line (the file
+    reaches ptxas unchanged), ptxas's whole output after it."""
+    text = getattr(e, "error_message", None) or str(e)
+    # (what the backend says about its own PTX does not apply to a user's file)
+    text = text[text.find("`ptxas` output:"):] if "`ptxas` output:" in text else text
+    m = _PTXAS_LINE.search(text)
+    if m is None:
+        return PTXSourceError(path, "ptxas rejected the file", 0, 0, text)
+    line, message = int(m.group(1)), m.group(2).strip()
+    col = 0
+    token = re.search(r"'([^']+)'", message)  # the column of the token ptxas quotes
+    try:
+        with open(path) as f:
+            text_line = f.read().splitlines()[line - 1]
+        if token and token.group(1) in text_line:
+            col = text_line.index(token.group(1)) + 1
+    except (OSError, IndexError):
+        pass
+    return PTXSourceError(path, f"ptxas: {message}", line, col, text)
+
+
+def _kernel_symbol(module) -> Optional[str]:
+    """The public tt.func's name in a TTIR module."""
+    body = getattr(module, "regions", None)
+    if not body:
+        return None
+    for op in body[0].entry.ops:
+        if op.name == "tt.func" and op.attr("sym_visibility") != "private":
+            return op.attr("sym_name")
+    return None
 
 
 def _us_since(t0: float) -> int:

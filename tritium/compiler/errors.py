@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..errors import TritonError
+from ..errors import PTXASError, TritonError
 
 
 class CompilationError(TritonError):
@@ -92,3 +92,22 @@ class IRSourceError(ValueError):
         self.path, self.line, self.col = path, line, col
         where = f"{path}:{line}:{col}" if line else path
         super().__init__(f"{where}: {message}")
+
+
+class PTXSourceError(IRSourceError, PTXASError):
+    """ptxas rejected a PTX file given to `compile`: names the file and ptxas's line (the
+    file goes to ptxas as it is, so its lines are the file's); still a `PTXASError`, which
+    autotuners and callers catch."""
+
+    def __init__(self, path: str, message: str, line: int = 0, col: int = 0,
+                 ptxas_output: str = ""):
+        IRSourceError.__init__(self, path, message, line, col)
+        self.error_message = str(self.args[0]) + (f"\n{ptxas_output}" if ptxas_output else "")
+        self.ptxas_output = ptxas_output
+
+    def __str__(self) -> str:
+        return self.error_message
+
+    def __reduce__(self):
+        return (type(self), (self.path, str(self.args[0]).split(": ", 1)[-1], self.line,
+                             self.col, self.ptxas_output))

@@ -177,9 +177,13 @@ class IRSource:
         if not public:
             raise IRSourceError(self.path, "no tt.func in the module")
         fn = public[0]
-        self.name = fn.attr("sym_name")
+        # As upstream's: the symbol ("@name"; the kernel's name is without the "@") and the
+        # parameters' MLIR types ("*f32", "i32"; "nvTmaDesc" for a TMA descriptor).
+        self.name = "@" + fn.attr("sym_name")
+        arg_attrs = fn.attr("arg_attrs") or ()
         types = fn.regions[0].entry.args
-        self.signature = {i: _type_string(a.type) for i, a in enumerate(types)}
+        self.signature = {i: _type_string(a.type, arg_attrs[i] if i < len(arg_attrs) else None)
+                          for i, a in enumerate(types)}
 
     def _parse_ptx(self):
         m = re.search(r"\.(?:visible|extern)\s+\.(?:entry|func)\s+(\w+)\s*\(([^)]*)\)",
@@ -216,17 +220,18 @@ class IRSource:
         return {}
 
 
-def _type_string(ty) -> str:
-    """Upstream's signature strings ("*fp32", "i32") from MLIR types."""
+def _type_string(ty, attrs=None) -> str:
+    """Upstream's `IRSource` signature strings: the MLIR type ("*f32" for `!tt.ptr<f32>`,
+    "i32"), "nvTmaDesc" for a parameter with a `tt.nv_tma_desc` attribute (whatever its
+    value, as upstream's `get_function_signature`). The launchers take these as the JIT's
+    "*fp32" (`backends/params.jit_spelling`)."""
+    if attrs is not None and re.search(r"\btt\.nv_tma_desc\b", str(attrs)):
+        return "nvTmaDesc"
     text = str(ty)
     m = _POINTER.fullmatch(text)
     if m:
-        inner = m.group(1).split(",")[0]
-        return "*" + _SCALAR_NAMES.get(inner, inner)
-    return _SCALAR_NAMES.get(text, text)
-
-
-_SCALAR_NAMES = {"f16": "fp16", "bf16": "bf16", "f32": "fp32", "f64": "fp64"}
+        return "*" + m.group(1).split(",")[0].strip()
+    return text
 # Parameter types of PTX and LLVM IR as signature strings (what the launchers take).
 _PTX_TYPES = {"s8": "i8", "b8": "u8", "s16": "i16", "b16": "u16", "s32": "i32", "b32": "u32",
               "s64": "i64", "b64": "u64", "f32": "fp32", "f64": "fp64"}

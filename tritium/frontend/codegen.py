@@ -116,6 +116,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         self.fn_op: Optional[Operation] = None
         self.visiting_arg_default_value = False
         self.return_mode = None  # set by control flow when returns become scf.yield
+        self.implicit_yields = set()  # empty yields of paths that end without `return`
         self.builtin_namespace = {
             "len": len, "list": list, "range": range, "float": float, "int": int,
             "isinstance": isinstance, "getattr": getattr, "hasattr": hasattr, "bool": bool, "tuple": tuple,
@@ -293,7 +294,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
         self.local_defs = {}
         returned = self.visit_compound_statement(node.body)
         if not returned:
-            self.emit_return(None, node)
+            self.emit_return(None, node, implicit=True)
         self._finalize_function_type()
 
     def _bind_defaults(self, node: ast.FunctionDef):
@@ -319,9 +320,26 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
             rets = [v.type for v in rets]
         self.fn_op.attributes["function_type"] = TypeAttr(T.FunctionType(ftype.inputs, tuple(rets)))
 
-    def emit_return(self, value, node):
+    def emit_return(self, value, node, implicit: bool = False):
         """`return x`: a tt.return in the function body; inside a region that an early
-        return was folded into, a scf.yield (see ControlFlowMixin.visit_if_with_return)."""
+        return was folded into, a scf.yield (see ControlFlowMixin.visit_if_with_return).
+        `implicit`: the end of a path that returns nothing in a function whose other paths
+        return values; as upstream, that path returns `ub.poison` values of their types
+        (before any of them is known, it returns nothing and `visit_if_with_return` fills
+        in the poison once the other branch has said what the type is)."""
+        if implicit and self.ret_type is not None and self.ret_type != language.void:
+            handles = [self.builder.create1("ub.poison", [], h.type)
+                       for h in flatten_values([self.ret_template])]
+            if self.return_mode is not None:
+                self.return_mode.append(handles)
+                self.builder.create("scf.yield", handles)
+            else:
+                self.builder.create("tt.return", handles)
+            return
+        if implicit and self.return_mode is not None and self.ret_type is None:
+            self.return_mode.append([])      # type not known yet (see the docstring)
+            self.implicit_yields.add(self.builder.create("scf.yield", []))
+            return
         value = self._decay_return_value(value)
         if value is None:
             ret_ty = language.void

@@ -175,10 +175,13 @@ class ControlFlowMixin:
             self.builder.set_insertion_point_to_end(block)
             self.return_mode = []
             if not self.visit_compound_statement(stmts):
-                self.emit_return(None, node)
+                self.emit_return(None, node, implicit=True)
             blocks.append((block, self.return_mode[-1]))
         self.return_mode = outer_mode
         (then_block, then_h), (else_block, else_h) = blocks
+        if not then_h and else_h and then_block.terminator in self.implicit_yields:
+            # The then path ended without `return` before the type was known.
+            then_h = _poison_yield(self.builder, then_block, else_h)
         if [h.type for h in then_h] != [h.type for h in else_h]:
             raise TypeError("Return type mismatch: "
                             f"{', '.join(str(h.type) for h in then_h) or 'void'} and "
@@ -448,3 +451,13 @@ def _is_void(v) -> bool:
     if v is None:
         return True
     return isinstance(v, tensor) and str(getattr(v, "type", "")) == "void"
+
+
+def _poison_yield(builder, block, like):
+    """Replace `block`'s empty `scf.yield` (a path that returned nothing, generated before
+    the function's return type was known) by one yielding `ub.poison` of `like`'s types."""
+    block.terminator.erase()
+    with builder.at_end(block):
+        handles = [builder.create1("ub.poison", [], h.type) for h in like]
+        builder.create("scf.yield", handles)
+    return handles

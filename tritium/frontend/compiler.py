@@ -1,7 +1,7 @@
 """From a `@jit` function and one specialisation to a TTIR module (the `ttir` stage)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, NamedTuple, Tuple
 
 from ..ir.core import make_module
 from ..language.dtypes import str_to_ty, tuple_type
@@ -34,12 +34,35 @@ def _leaf_type(path, ty, key, constants, attrs):
     return str_to_ty(ty)
 
 
+class _SpecializationProxy(NamedTuple):
+    constants: Dict[str, Any]   # parameter name -> value, top-level constexprs only
+    signature: Dict[str, Any]   # parameter name -> type string ("constexpr" included)
+
+
+def kernel_name(fn, specialization) -> str:
+    """The kernel's symbol: the function's name, or what `@jit(repr=...)` makes of the
+    specialisation (upstream's: the part after the last ".", which must be an identifier)."""
+    if getattr(fn, "_repr", None) is None:
+        return fn.__name__
+    names = fn.arg_names
+    proxy = _SpecializationProxy(
+        {n: key for n, (ty, key) in zip(names, specialization) if ty == "constexpr"},
+        {n: ty for n, (ty, _) in zip(names, specialization)})
+    name = str(fn.repr(proxy))
+    name = name[name.rfind(".") + 1:]
+    if not name.isidentifier():
+        raise ValueError(f"{fn.__name__}: repr= gave {name!r}, which is not a valid kernel "
+                         "name (letters, digits and underscores, not starting with a digit)")
+    return name
+
+
 def ast_to_ttir(fn, specialization, options=None):
     """Run the code generator; returns (module, used_global_vals)."""
     from .codegen import CodeGenerator
     arg_types, constants, attrs = split_specialization(specialization)
     module = make_module()
-    gen = CodeGenerator(fn, module, arg_types, constants, attrs, fn.__name__, True, {}, options)
+    gen = CodeGenerator(fn, module, arg_types, constants, attrs, kernel_name(fn, specialization),
+                        True, {}, options)
     gen.visit(fn.parse())
     return module, gen.used_global_vals
 

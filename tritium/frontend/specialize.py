@@ -59,7 +59,8 @@ def _int_type(v: int) -> str:
         return "u64"
     if -2 ** 63 <= v < 2 ** 63:
         return "i64"
-    raise ValueError(f"integer argument {v} does not fit in 64 bits")
+    # OverflowError, as upstream's specialization raises for it.
+    raise OverflowError(f"integer argument {v} does not fit in 64 bits")
 
 
 def data_ptr_of(arg) -> int:
@@ -269,10 +270,12 @@ def annotation_type(ty) -> str:
 
 
 def annotated_key(spec) -> str:
-    """The key of an argument whose type an annotation fixes: its divisibility mark only
-    (an integer 1 stays a run-time value of the annotated type, not a constant)."""
-    key = spec[1]
-    return key if key == "D" else ""
+    """The key of an argument whose type an annotation fixes, as upstream's: its
+    divisibility mark, or the value where the plain handler made it a constant (an integer
+    1). Such an argument stays a run-time value of the annotated type, but keys a kernel of
+    its own, as upstream's `("i32",) + specialization[1:]` does."""
+    ty, key = spec
+    return key if key == "D" or ty == "constexpr" else ""
 
 
 def native_specialize_impl(backend, arg: Any, is_const: bool = False,

@@ -4,8 +4,9 @@ The compiler driver (`tritium/compiler/compiler.py`) decides what goes in and co
 The key is computed from the TTIR text (with locations), which already reflects the
 kernel's source, its callees, constexpr globals and the specialisation; to it we add the
 options, the target, the backend's own hash (device, tool versions), tritium's own source
-files and the environment knobs that change code. The frontend therefore always runs
-(milliseconds); LLVM and ptxas, the slow stages, run only on a miss.
+files and the environment knobs that change code. The compiler driver also keeps a small
+index from a `@jit` source's key to its entry (`__source__.json`), so a source seen before
+skips the frontend too; LLVM and ptxas, the slow stages, run only on a miss.
 
 An entry is `<cache dir>/<base32 of the key>/` holding `<name>.<stage>` for every stage,
 `<name>.json` (metadata, with a sha256 of every stage file) and `__grp__<name>.json`
@@ -39,7 +40,10 @@ BINARY_STAGES = ("cubin", "hsaco", "bin", "so", "obj")  # "obj": the CPU backend
 # Environment variables that change the generated code.
 CACHE_INVALIDATING_ENV = ("TRITON_DEBUG", "TRITON_DEFAULT_FP_FUSION", "DISABLE_LLVM_OPT",
                           "TRITON_ALLOW_NON_CONSTEXPR_GLOBALS", "TRITON_F32_DEFAULT",
-                          "TRITON_PTXAS_PATH", "TRITON_LIBDEVICE_PATH")
+                          "TRITON_PTXAS_PATH", "TRITON_LIBDEVICE_PATH",
+                          # (as upstream's: remarks are printed while compiling, so a kernel
+                          # compiled without them would hide them)
+                          "MLIR_ENABLE_DIAGNOSTICS")
 MAX_FILE_NAME = 150  # upstream truncates kernel names to this in file names
 
 

@@ -129,3 +129,10 @@ def __getattr__(name):
     # Upstream code reaches the knob groups through modules that imported `knobs`
     # (`from triton.runtime.cache import knobs; knobs.cache.dir`): answer with tritium.knobs.
     return getattr(_k, name)
+
+
+def mlir_diagnostics() -> frozenset:
+    """MLIR_ENABLE_DIAGNOSTICS, upstream's comma-separated list: "remarks" (and "warnings")
+    print the compiler's remarks on stderr, "operations" adds the op each is about."""
+    v = os.environ.get("MLIR_ENABLE_DIAGNOSTICS", "")
+    return frozenset(w.strip() for w in v.split(",") if w.strip())

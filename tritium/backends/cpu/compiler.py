@@ -65,8 +65,12 @@ class NoUsage(int):
 
 
 def make_ttir(module, metadata, options):
-    """The TTIR stage: inline, canonicalize, combine, CSE, LICM, ... (upstream's order)."""
+    """The TTIR stage: inline, canonicalize, combine, CSE, LICM, ... (upstream's order).
+    A TTGIR file (`IRSource`) enters here too, its layouts dropped first (`from_ttgir`)."""
     from ...passes import make_ttir_pipeline
+    from .from_ttgir import has_layouts, strip_layouts
+    if has_layouts(module):
+        strip_layouts(module)
     make_ttir_pipeline().run(module)
     metadata["shared"] = NoUsage()
     return module
@@ -85,6 +89,9 @@ def compiled_stages(options) -> bool:
 
 class CPUBackend(BaseBackend):
     binary_ext = "ttir"
+    # An IR file of a kind with no stage here enters at this stage: a TTGIR file
+    # (`compile(IRSource("k.ttgir"))`) runs from "ttir" on, which drops its layouts.
+    ir_entry = {"ttgir": "ttir"}
 
     def __init__(self, target: Optional[GPUTarget] = None):
         super().__init__(target or GPUTarget("cpu", 0, 32))

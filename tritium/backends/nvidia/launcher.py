@@ -37,7 +37,7 @@ import threading
 from typing import Callable, Dict, Optional
 
 from . import tensordesc_abi
-from ..params import access_expr, mark_constexprs, runtime_params
+from ..params import access_expr, jit_spelling, mark_constexprs, runtime_params
 from .tensor_map import TensorMap, make_encoder
 from ..._allocator import get_allocator
 
@@ -541,7 +541,8 @@ class CudaLauncher:
         from .driver import current_stream
         self._stream = current_stream
         consts = getattr(src, "constants", {}) or {}
-        signature = {str(n): ty for n, ty in mark_constexprs(src.signature, consts).items()}
+        signature = {str(n): jit_spelling(ty)
+                     for n, ty in mark_constexprs(src.signature, consts).items()}
         scratch = metadata.get("global_scratch_size", 0)
         self._launch = make_launcher(signature, global_scratch=(
             scratch, metadata.get("global_scratch_align", 1)) if scratch else None,

@@ -24,6 +24,7 @@ from ...ir import types as T
 from ...ir.builder import Builder
 from ...ir.core import Operation
 from ...ir.ops import INPUT_PRECISIONS
+from ...passes.diagnostics import remark
 from ...passes.manager import Pass, register_pass
 from ..layouts import NVMMASharedEncoding, get_order, nvmma_swizzle_width
 from ..mma_layouts import DotOperandEncoding, NvidiaMmaEncoding
@@ -259,6 +260,9 @@ def accelerate_matmul(module: Operation) -> int:
         if version == 3 and _to_wgmma(op, mma):
             n += 1
             continue
+        if 90 <= cap < 100:  # as upstream's: Hopper could have used wgmma, say why not
+            remark(op, "MMA version 3 acceleration not applied due to unsupported shapes or "
+                   "data types.", [f"Target compute capability ({cap}) supports MMA v3."])
         if version == 2:
             _to_mma_v2(op, mma)
             continue

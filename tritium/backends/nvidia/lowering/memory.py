@@ -17,6 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ....ir import types as T
 from ....ir.core import Operation, Value
 from ....ir.ops import ATOMIC_RMW_OPS, CACHE_MODIFIERS, EVICTION_POLICIES, MEM_SCOPES, MEM_SEMANTICS
+from ....passes.diagnostics import remark, remarks_on
 from .context import (LANE, REG, FunctionContext, bitwidth, elem_type,
                       is_ptr, lowers, ltype, zero)
 
@@ -313,6 +314,22 @@ def vector_width(ctx: FunctionContext, ptr: Value, mask: Optional[Value], elem_b
     return max(1, vec)
 
 
+def _remark_unvectorized(ctx, op, ptr, mask, bits: int, vec: int, n: int) -> None:
+    """Upstream's remark for a load/store of several elements per thread done one element
+    at a time (MLIR_ENABLE_DIAGNOSTICS=remarks): the width the pointers alone allow and
+    the mask's constancy (-1: no mask) say which one stopped it."""
+    if vec != 1 or n <= 1 or not remarks_on():
+        return
+    orig = vector_width(ctx, ptr, None, bits)
+    mask_value = -1
+    if mask is not None and isinstance(mask.type, T.TensorType):
+        mi = axis_analysis(ctx).get(mask)
+        d = fastest_dim(ctx.ll(ptr.type))
+        mask_value = mi.constancy[d] if len(mi.constancy) == len(mask.type.dims) else 1
+    remark(op, f"Warning: vectorization fails vec = {vec} origin vec = {orig} "
+               f"numElems = {n} mask is {mask_value}")
+
+
 def _pow2_floor(x: int) -> int:
     if x <= 0:
         return 1
@@ -391,6 +408,7 @@ def _load(ctx: FunctionContext, op: Operation) -> None:
     masks = ctx.regs(mask, n) if mask is not None else None
     others = ctx.regs(other, n) if other is not None else None
     vec = vector_width(ctx, ptr, mask, bits, op) if tensor else 1
+    _remark_unvectorized(ctx, op, ptr, mask, bits, vec, n)
     canon = ctx.canonical(ctx.ll(res.type)) if tensor else [0]
     width, nwords, per_word = _word_layout(bits, vec)
     volatile = bool(op.attr("isVolatile", False))
@@ -472,6 +490,7 @@ def _store(ctx: FunctionContext, op: Operation) -> None:
     vals = ctx.regs(val, n)
     masks = ctx.regs(mask, n) if mask is not None else None
     vec = vector_width(ctx, ptr, mask, bits, op) if tensor else 1
+    _remark_unvectorized(ctx, op, ptr, mask, bits, vec, n)
     if tensor:
         owner, _ = ctx.owner_info(ctx.ll(ptr.type))
         canon = ctx.canonical(ctx.ll(ptr.type))

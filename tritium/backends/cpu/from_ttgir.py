@@ -1,0 +1,47 @@
+"""A TTGIR module back to TTIR, for the CPU backend: `compile(IRSource("k.ttgir"))` on the
+CPU (upstream's tools/test_irsource.py compiles a TTGIR file for the current target, which
+is the CPU on a machine without a GPU).
+
+The CPU runs every program's whole block at once, so a layout says nothing it needs: the
+layouts are dropped from every tensor type, `ttg.convert_layout` becomes its operand and the
+module's `ttg.*` attributes go. What a layout cannot be dropped from (shared-memory buffers,
+async copies, wgmma and the other ops of the GPU dialects) is refused, naming the op.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ...ir import types as T
+
+_GPU_DIALECTS = ("ttg.", "ttng.", "nvgpu.", "amdgpu.", "nvvm.", "gpu.")
+
+
+def _plain(ty):
+    if isinstance(ty, T.TensorType) and ty.encoding is not None:
+        return dataclasses.replace(ty, encoding=None)
+    return ty
+
+
+def has_layouts(module) -> bool:
+    return any(k.startswith("ttg.") for k in module.attributes)
+
+
+def strip_layouts(module) -> None:
+    """Turn `module` (TTGIR) into TTIR in place; raises ValueError for an op the CPU
+    cannot run without its layout."""
+    for op in list(module.walk()):
+        if op.name == "ttg.convert_layout":
+            op.results[0].replace_all_uses_with(op.operands[0])
+            op.erase()
+            continue
+        if op.name.startswith(_GPU_DIALECTS):
+            raise ValueError(f"the CPU backend cannot run `{op.name}` from TTGIR (only "
+                             "layouts are dropped; compile this file for a GPU target)")
+        for r in op.results:
+            r.type = _plain(r.type)
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    a.type = _plain(a.type)
+    for k in [k for k in module.attributes if k.startswith("ttg.")]:
+        del module.attributes[k]
