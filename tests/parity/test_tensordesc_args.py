@@ -3,10 +3,9 @@ and a launch's tensor descriptors expanded into the kernel's parameters, as upst
 launchers do (kept as TMA descriptors, or decomposed into pointer, shape, strides, flags)."""
 import pytest
 
-import tritium.compat
-
-tritium.compat.install()
-from triton.backends.driver import expand_signature, wrap_handle_tensordesc_impl  # noqa: E402
+# tritium's module under its own name: where upstream Triton is installed and already
+# imported (torch imports it), `triton` is upstream's (the other parity tests check compat).
+from tritium.backends.driver import expand_signature, wrap_handle_tensordesc_impl
 
 
 def test_decomposed_descriptor_of_rank_3():
