@@ -139,3 +139,29 @@ def test_contended_atomics_return_values(rng, op, n):
         _invariants(op, x, init, gpu[0], gpu[1], slots)
     if op == "add":  # the only one whose final memory is order-independent
         assert_same(cpu[0], gpu[0], kind="exact", err_msg="final memory")
+
+
+@triton.jit
+def _scale_in_place(ptr, n, rep):
+    offs = tl.program_id(0) * 128 + tl.arange(0, 128)
+    v = tl.load(ptr + offs, mask=offs < n)
+    for i in range(1, rep):
+        v = v * i
+    tl.store(ptr + offs, v, mask=offs < n)
+
+
+@triton.jit
+def reload_after_store_kernel(ptr, n, rep1, rep2):
+    # upstream's test_call: the same tile loaded, scaled and stored twice in place
+    _scale_in_place(ptr, n, rep1)
+    _scale_in_place(ptr, n, rep2)
+
+
+@pytest.mark.parametrize("n", [1024, 1000])
+def test_reload_after_store(rng, n):
+    """The second load of an address already stored to reads the stored value (LLVM had
+    merged the two loads' asm, so the second scaling started from the original data)."""
+    x = rng.standard_normal(n).astype(np.float32)
+    cpu, gpu = compare(reload_after_store_kernel, (triton.cdiv(n, 128),), InOut(x.copy()),
+                       n, 3, 5)
+    assert_ref(gpu[0], x * 48)

@@ -244,10 +244,12 @@ def broadcast_to(input, *shape, _semantic=None):
 @_tensor_member_fn
 @builtin
 def trans(input, *dims, _semantic=None):
-    """Permute the dimensions of `input`; with no `dims`, swap the two of a 2D tensor."""
+    """Permute the dimensions of `input`; with no `dims`, swap its last two (a 2D tensor's
+    transpose; for more dims, each matrix of the batch transposed, as `tl.dot` takes it)."""
     dims = _unwrap_iterable(dims)
     if not dims:
-        dims = (1, 0)
+        rank = len(input.shape) if hasattr(input, "shape") else 2
+        dims = tuple(range(rank - 2)) + (rank - 1, rank - 2) if rank >= 2 else (1, 0)
     return _semantic.permute(input, dims)
 
 

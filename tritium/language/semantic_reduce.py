@@ -118,6 +118,25 @@ class ReduceMixin:
             f"input_precision must be one of {allowed}. Got {input_precision}"
         return INPUT_PRECISIONS[input_precision.lower()]
 
+    def _batched_dot(self, lhs, rhs, acc, input_precision, max_num_imprecise_acc, out_dtype):
+        """A dot of 4 or more dims: the batch dims, which must match, folded into one (an
+        order-keeping reshape), a 3D dot, and the batch dims unfolded again."""
+        lshape, rshape = lhs.type.get_block_shapes(), rhs.type.get_block_shapes()
+        assert list(lshape[:-2]) == list(rshape[:-2]), \
+            f"Batch dims of the dot inputs must match (lhs: {lhs.shape} vs rhs: {rhs.shape})"
+        batch = 1
+        for d in lshape[:-2]:
+            batch *= d
+        lhs3 = self.reshape(lhs, [batch] + list(lshape[-2:]), False)
+        rhs3 = self.reshape(rhs, [batch] + list(rshape[-2:]), False)
+        acc3 = None
+        if acc is not None:
+            ashape = acc.type.get_block_shapes()
+            acc3 = self.reshape(acc, [batch] + list(ashape[-2:]), False)
+        out = self.dot(lhs3, rhs3, acc3, input_precision, max_num_imprecise_acc, out_dtype)
+        return self.reshape(out, list(lshape[:-2]) + list(out.type.get_block_shapes()[-2:]),
+                            False)
+
     def dot(self, lhs: tensor, rhs: tensor, acc: Optional[tensor], input_precision: Optional[str],
             max_num_imprecise_acc: Optional[int], out_dtype: tl.dtype) -> tensor:
         assert lhs.type.is_block() and rhs.type.is_block()
@@ -138,8 +157,11 @@ class ReduceMixin:
         precision = self._str_to_dot_input_precision(input_precision)
 
         lhs_rank, rhs_rank = len(lhs.shape), len(rhs.shape)
-        assert lhs_rank == rhs_rank == 2 or lhs_rank == rhs_rank == 3, \
-            f"Both inputs must be either 2D or 3D; (lhs: {lhs.shape} vs rhs: {rhs.shape})"
+        assert lhs_rank == rhs_rank >= 2, \
+            f"Both inputs must have the same rank, 2 or more; (lhs: {lhs.shape} vs rhs: {rhs.shape})"
+        if lhs_rank > 3:
+            return self._batched_dot(lhs, rhs, acc, input_precision, max_num_imprecise_acc,
+                                     out_dtype)
         lshape, rshape = lhs.type.get_block_shapes(), rhs.type.get_block_shapes()
         assert lshape[-1] == rshape[-2], (
             f"First input shape ({lhs.shape}) and second input shape {rhs.shape} are not "

@@ -418,10 +418,20 @@ def _load(ctx: FunctionContext, op: Operation) -> None:
     out: List[Optional[str]] = [None] * n
     c = _CONSTRAINT[width]
     wt = f"i{width}"
+    # Loads are side-effecting asm (below), so LLVM no longer merges a thread's loads of
+    # one address: registers whose pointers, masks and others are the same values (a
+    # broadcast pointer tile, e.g. a bias row read in the accumulator layout) share one.
+    seen: Dict[tuple, List[str]] = {}
     for r0 in range(0, n, vec):
         if canon[r0] != r0:
             continue
         regs = list(range(r0, r0 + vec))
+        key = tuple(tuple(x[r] for r in regs) if x is not None else None
+                    for x in (ptrs, masks, others))
+        if key in seen:
+            for i, x in enumerate(seen[key]):
+                out[regs[i]] = x
+            continue
         lines = []
         args = []
         cons = [f"={c}"] * nwords
@@ -457,11 +467,14 @@ def _load(ctx: FunctionContext, op: Operation) -> None:
             dests = "{ " + dests + " }"
         lines.append(f"{'@' + pred + ' ' if pred else ''}{space}{qual}{vsuffix}.b{width} {dests}, [ {addr} + 0 ]{policy_arg};")
         ret = wt if nwords == 1 else "{ " + ", ".join([wt] * nwords) + " }"
-        r = e.asm(ret, "\n\t".join(lines), ",".join(cons), args, side_effects=volatile, hint="ld")
+        # side effects as upstream's loads: a pure asm may be merged by LLVM with an
+        # identical load across a store to the same address, or moved above that store
+        r = e.asm(ret, "\n\t".join(lines), ",".join(cons), args, side_effects=True, hint="ld")
         words = [r] if nwords == 1 else [e.extract(ret, r, w) for w in range(nwords)]
         for w, word in enumerate(words):
             for j, x in enumerate(_unpack_word(ctx, elt, word, width, per_word)):
                 out[regs[w * per_word + j]] = x
+        seen[key] = [out[r] for r in regs]
     for i in range(n):
         if out[i] is None:
             out[i] = out[canon[i]]
