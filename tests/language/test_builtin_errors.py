@@ -164,7 +164,8 @@ def test_atomic_errors():
      r"input_precision must be one of \('tf32', 'tf32x3', 'ieee', 'bf16x3', 'bf16x6'\). Got fp64"),
     ([16, 8], [16, 16], {}, "are not compatible for matmul"),
     ([16, 8], [8, 16], {}, "Input shapes should have M >= 1, N >= 1 and K >= 16"),
-    ([16], [16], {}, "Both inputs must be either 2D or 3D"),
+    ([16], [16], {}, "Both inputs must have the same rank, 2 or more"),
+    ([2, 16, 16], [16, 16], {}, "Both inputs must have the same rank, 2 or more"),
 ])
 def test_dot_errors(a, b, kw, msg):
     env = Env()
