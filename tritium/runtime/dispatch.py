@@ -91,8 +91,18 @@ def active_backend(bound_args) -> Device:
             a = a.base                    # a descriptor lives where its tensor does
         if getattr(a, "ndim", 1) == 0 and not hasattr(a, "data_ptr"):
             continue  # a numpy scalar: it has __array_interface__ but is not a buffer
+        if type(a).__name__ == "_MockTensor":  # warmup's dtype: no place of its own
+            return _active_driver_device()
         if _is_on_gpu(a):
             return _GPU.current()
         if hasattr(a, "data_ptr") or hasattr(a, "__array_interface__"):
             return cpu_backend()
+    return cpu_backend()
+
+
+def _active_driver_device() -> Device:
+    """The active driver's device, as upstream's warmup compiles for: the current GPU
+    where the GPU driver is the active one, else the CPU."""
+    if _config.active.get_current_target().backend == _GPU.name:
+        return _GPU.current()
     return cpu_backend()
