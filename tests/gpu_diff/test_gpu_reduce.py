@@ -5,6 +5,9 @@ associative scans, histogram, gather, tie-breaking."""
 import numpy as np
 import pytest
 
+import tritium as triton
+import tritium.language as tl
+
 from e2e import NP, random_array
 from harness import Out, assert_ref, assert_same, compare, run_both
 from test_e2e_reduce import (custom_scan_kernel, gather_kernel, histogram_kernel, np_reduce,
@@ -103,6 +106,21 @@ def test_histogram(rng):
     x = rng.integers(0, 16, 128).astype(np.int32)
     cpu, gpu = compare(histogram_kernel, (1,), x, Out(16, np.int32), N=128, BINS=16)
     assert_ref(gpu[0], np.bincount(x, minlength=16))
+
+
+@triton.jit
+def histogram_mask_kernel(x_ptr, o_ptr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, 2 * M)
+    h = tl.histogram(tl.load(x_ptr + offs), N, offs < M)
+    tl.store(o_ptr + tl.arange(0, N), h)
+
+
+@pytest.mark.parametrize("M, N", [(256, 512), (1024, 128), (32, 512)])
+def test_histogram_mask(rng, M, N):
+    """Upstream's test_histogram_mask: the mask must pair with the 4-wide load's elements."""
+    x = rng.integers(0, N, 2 * M).astype(np.int32)
+    cpu, gpu = compare(histogram_mask_kernel, (1,), x, Out(N, np.int32), M=M, N=N)
+    assert_ref(gpu[0], np.bincount(x[:M], minlength=N))
 
 
 def test_gather(rng):

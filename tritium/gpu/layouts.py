@@ -379,9 +379,9 @@ def swizzled_shared_to_linear_layout(enc, shape: Sequence[int]) -> LinearLayout:
         return _combine_with_cga(LinearLayout.identity_1d(shape[0], OFFSET, "dim0"), cta, shape)
     col, row = enc.order[0], enc.order[1]
     vec, per_phase, max_phase = enc.vec, enc.per_phase, enc.max_phase
-    if isinstance(enc, NVMMASharedEncoding):
-        # One swizzle tile: 8 rows of swizzlingByteWidth bytes (16 bytes unswizzled);
-        # the tile repeats down the rows first, then across columns.
+    nvmma = isinstance(enc, NVMMASharedEncoding)
+    if nvmma:
+        # One swizzle tile: 8 rows of swizzlingByteWidth bytes (16 bytes unswizzled).
         width = enc.swizzling_byte_width or 16
         bits = enc.element_bit_width // (2 if enc.fp4_padded else 1)
         n_cols, n_rows = 8 * width // bits, 8
@@ -394,9 +394,28 @@ def swizzled_shared_to_linear_layout(enc, shape: Sequence[int]) -> LinearLayout:
         r = 1 << i
         bases.append((r, (vec * ((r // per_phase) % max_phase)) % n_cols))
     tile = LinearLayout({OFFSET: bases}, [names[row], names[col]])
+    if nvmma:
+        # The tile repeats down all the rows of the leading dims flattened (row-major) and
+        # then across column strips: a TMA box lands in shared memory as its rows one after
+        # the other, so the row dim's tiles come before the outer dims' (a 16x16x4 block's
+        # element (a, b, c) is at (a * 16 + b) * 4 + c, not with b's upper half outermost).
+        per_cta = _per_cta_shape(cta, shape)
+        tile = tile * LinearLayout.identity_1d(max(1, per_cta[row] // n_rows), OFFSET, names[row])
+        for d in enc.order[2:]:
+            tile = tile * LinearLayout.identity_1d(per_cta[d], OFFSET, names[d])
+        tile = tile * LinearLayout.identity_1d(max(1, per_cta[col] // n_cols), OFFSET, names[col])
+        return _combine_with_cga(tile, cta, shape)
     for d in enc.order[2:]:
         tile = tile * LinearLayout.identity_1d(shape[d], OFFSET, names[d])
     return _combine_with_cga(tile, cta, shape)
+
+
+def _per_cta_shape(cta: CTALayout, shape: Sequence[int]) -> list:
+    """The block one CTA holds (as `_combine_with_cga` splits `shape`)."""
+    names = dim_names(len(shape))
+    labeled = dict(zip(names, (int(s) for s in shape)))
+    cga = _ensure_not_larger(cta.to_linear_layout(), labeled)
+    return [max(1, labeled[d] // cga.get_out_dim_size(d)) for d in names]
 
 
 # ------------------------------------------------------------- default builder

@@ -97,6 +97,10 @@ def operand_requirements(op: Operation, ref=None) -> List[Optional[object]]:
     `ref` overrides the layout of an elementwise/memory op (e.g. a store's anchor)."""
     name = op.name
     req: List[Optional[object]] = [None] * op.num_operands
+    if name == "tt.histogram" and op.num_operands > 1:
+        # The lowering pairs the mask's registers with the source's one by one.
+        req[1] = encoding_of(op.operand(0))
+        return req
     if name in FREE_LAYOUT_OPS:
         return req
     if name in MEMORY_OPS or is_elementwise(op):

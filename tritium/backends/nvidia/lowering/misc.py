@@ -264,6 +264,9 @@ def _histogram(ctx: FunctionContext, op) -> None:
     canon = ctx.canonical(sll)
     owner, _ = ctx.owner_info(sll)
     vals = ctx.get(src)
+    if mask is not None and mask.type.encoding != src.type.encoding:
+        raise LoweringError("tt.histogram: the mask's layout differs from the source's "
+                            "(the layout passes must convert it)")
     masks = ctx.regs(mask, len(vals)) if mask is not None else None
     st = ltype(src.type)
     for r, x in enumerate(vals):
