@@ -91,5 +91,10 @@ def test_random_kernels_agree(rng, tmp_path, monkeypatch, case):
         outs[path_] = (fo, io)
     assert k.function.native(k.metadata) is not None, src
     np.testing.assert_array_equal(outs["native"][1], outs["evaluator"][1], err_msg=src)
-    np.testing.assert_allclose(outs["native"][0], outs["evaluator"][0], rtol=2e-5, atol=1e-5,
-                               equal_nan=True, err_msg=src)
+    # The two paths may sum a row in different orders: a sum that cancels (then scaled by
+    # an int up to 1000) differs by a few ulps of the array's largest values, not its own.
+    want = outs["evaluator"][0]
+    finite = np.abs(want[np.isfinite(want)])
+    scale = float(finite.max()) if finite.size else 0.0
+    np.testing.assert_allclose(outs["native"][0], want, rtol=2e-5,
+                               atol=1e-5 + 4e-6 * scale, equal_nan=True, err_msg=src)
