@@ -4,7 +4,7 @@ for two trees side by side: this checkout and another (`--base DIR`, e.g. a
 
     python bench/bench_compile_stages.py [--base DIR] [--flex FILE] [--runs 5]
 
-Kernels: Inductor's `triton_mm` template (inductor_mm_kernel.py, 128x128x64, 4 warps, 3
+Kernels: Inductor's `triton_mm` template (inductor_mm_kernels.py, 128x128x64, 4 warps, 3
 stages) and, with --flex, Inductor's flex-attention kernel saved from a torch.compile run
 (a module defining `triton_tem_fused_flex_attention_0`; needs torch). Each run is a fresh
 process: one warm-up compile of another kernel (imports, LLVM's first use), then the kernel
@@ -15,7 +15,6 @@ other jobs on a shared machine move the figures less than wall time would; the m
 The PTX of both trees is compared byte for byte and the verdict printed.
 """
 import argparse
-import hashlib
 import json
 import os
 import statistics
@@ -59,12 +58,10 @@ for stage in ("ttgir", "llir", "ptx", "cubin"):
     name = "make_" + stage
     setattr(CUDABackend, name, timed(stage, getattr(CUDABackend, name)))
 
-mm = load({kfile!r}, "inductor_mm_kernel")
+mm = load({kfile!r}, "inductor_mm_kernels")
 def mm_case(bm, bn, bk, w, s):
-    sig = dict(mm.SIGNATURE, BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr",
-               GROUP_M="constexpr")
-    return ASTSource(mm.triton_tem_fused_add_mm_relu_0, sig, attrs=mm.ATTRS,
-                     constexprs={{"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}}), w, s
+    return ASTSource(mm.triton_tem_fused_addmm_relu, mm.SIGNATURE, attrs=mm.ATTRS,
+                     constexprs=mm.constexprs((bm, bn, bk))), w, s
 
 def flex_case():
     m = load(flex, "flex_kernel_mod")
@@ -92,7 +89,7 @@ STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin")
 
 
 def one(tree, which, flex):
-    code = CHILD.format(kfile=os.path.join(HERE, "inductor_mm_kernel.py"))
+    code = CHILD.format(kfile=os.path.join(HERE, "inductor_mm_kernels.py"))
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     p = subprocess.run([sys.executable, "-c", code, tree, which, flex or ""], cwd=ROOT,

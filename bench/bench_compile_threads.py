@@ -4,7 +4,7 @@
 
 Inductor precompiles its max-autotune choices from a ThreadPoolExecutor (one thread per
 core). This bench does the same with K distinct configs of its `triton_mm` template
-(inductor_mm_kernel.py) compiled to PTX and a cubin for sm_90a (`triton.compile` of an
+(inductor_mm_kernels.py) compiled to PTX and a cubin for sm_90a (`triton.compile` of an
 `ASTSource`, target `GPUTarget("cuda", 90, 32)`, local ptxas; no GPU needed): once one
 after another and once from N threads, each run in a fresh process with an empty cache
 after one warm-up compile of another config (imports, first LLVM use). tritium runs
@@ -29,7 +29,7 @@ if flavor == "tritium":
     sys.path.insert(0, {root!r})
     import tritium.compat; tritium.compat.install()
 import importlib.util
-spec = importlib.util.spec_from_file_location("inductor_mm_kernel", {kfile!r})
+spec = importlib.util.spec_from_file_location("inductor_mm_kernels", {kfile!r})
 m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
 import triton
 from triton.compiler import ASTSource
@@ -37,17 +37,15 @@ from triton.backends.compiler import GPUTarget
 target = GPUTarget("cuda", 90, 32)
 
 def compile_one(cfg):
-    bm, bn, bk, w, s = cfg
-    sig = dict(m.SIGNATURE, BLOCK_M="constexpr", BLOCK_N="constexpr", BLOCK_K="constexpr",
-               GROUP_M="constexpr")
-    src = ASTSource(m.triton_tem_fused_add_mm_relu_0, sig, attrs=m.ATTRS,
-                    constexprs={{"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}})
+    w, s = cfg[3:]
+    src = ASTSource(m.triton_tem_fused_addmm_relu, m.SIGNATURE, attrs=m.ATTRS,
+                    constexprs=m.constexprs(cfg))
     k = triton.compile(src, target=target, options={{"num_warps": w, "num_stages": s}})
     assert len(k.asm["cubin"]) > 1000 and ".entry" in k.asm["ptx"]
     return k
 
 compile_one((32, 32, 32, 4, 2))  # warm-up: imports, first LLVM/ptxas use
-configs = m.CONFIGS[:nconf]
+configs = m.MORE_CONFIGS[:nconf]
 t0 = time.perf_counter()
 if threads <= 1:
     for c in configs:
@@ -60,7 +58,7 @@ print("RESULT", json.dumps(time.perf_counter() - t0))
 
 
 def run_side(python, flavor, threads, nconf, extra_env=None):
-    code = CHILD.format(root=ROOT, kfile=os.path.join(HERE, "inductor_mm_kernel.py"))
+    code = CHILD.format(root=ROOT, kfile=os.path.join(HERE, "inductor_mm_kernels.py"))
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, TRITON_CACHE_DIR=cache, TRITON_ALWAYS_COMPILE="1",
                    **(extra_env or {}))

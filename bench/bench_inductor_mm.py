@@ -21,9 +21,6 @@ sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from kernel_loader import load_kernels_from  # noqa: E402
 
-# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages), GROUP_M = 8 as Inductor's mm configs
-CONFIGS = [(128, 128, 64, 4, 3), (128, 128, 64, 8, 5), (128, 128, 32, 4, 3),
-           (64, 128, 128, 4, 4), (64, 128, 64, 4, 3)]
 
 
 def run_row(kernel, do_bench, a, b, bias, cfg):
@@ -67,7 +64,7 @@ def main():
                        return_mode="median")
     t_mm = do_bench(lambda: a @ b, warmup=25, rep=200, return_mode="median")
     rows = []
-    for cfg in CONFIGS:
+    for cfg in flavors["tritium"].CONFIGS:
         row = {"cfg": cfg}
         for name, mod in flavors.items():
             try:

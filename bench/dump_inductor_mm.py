@@ -21,35 +21,30 @@ sys.path.insert(0, HERE)
 from sass_loop_mix import CUOBJDUMP, loop_body  # noqa: E402
 
 SIZE = 4096
-# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) of the H100 autotune table at 4096^3
-CONFIGS = [(128, 128, 64, 4, 3), (128, 128, 64, 8, 5), (128, 128, 32, 4, 3),
-           (64, 128, 128, 4, 4), (64, 128, 64, 4, 3)]
-SIG = {"in_ptr0": "*fp16", "arg_A": "*fp16", "arg_B": "*fp16", "out_ptr1": "*fp16",
-       "M": "constexpr", "N": "constexpr", "K": "constexpr", "BLOCK_M": "constexpr",
-       "BLOCK_N": "constexpr", "BLOCK_K": "constexpr", "GROUP_M": "constexpr",
-       "EVEN_K": "constexpr"}
-
 
 def parse_cfg(s):
     blk, w, st = s.split(":")
     return tuple(int(x) for x in blk.split("x")) + (int(w), int(st))
 
 
-def compile_one(flavor, cfg, size=SIZE):
-    """The template kernel for one (BM, BN, BK, warps, stages) config, compiled for sm_90a
-    as Inductor's launch specialises it (the four pointers divisible by 16)."""
+def kernels(flavor):
+    """bench/inductor_mm_kernels.py with `triton` bound to the flavour's compiler."""
     if flavor == "upstream":
         import triton  # noqa: F401  (before kernel_loader imports tritium)
     from kernel_loader import load_kernels_from
-    k = load_kernels_from("inductor_mm_kernels.py", flavor)
-    BM, BN, BK, W, S = cfg
-    consts = {"M": size, "N": size, "K": size, "BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK,
-              "GROUP_M": 8, "EVEN_K": size % BK == 0}
-    attrs = {(i,): [["tt.divisibility", 16]] for i in range(4)}
+    return load_kernels_from("inductor_mm_kernels.py", flavor)
+
+
+def compile_one(flavor, cfg, size=SIZE):
+    """The template kernel for one (BM, BN, BK, warps, stages) config, compiled for sm_90a
+    as Inductor's launch specialises it (the four pointers divisible by 16)."""
+    k = kernels(flavor)
+    W, S = cfg[3:]
     mod = __import__("triton" if flavor == "upstream" else "tritium")
     from importlib import import_module
     GPUTarget = import_module(f"{mod.__name__}.backends.compiler").GPUTarget
-    src = mod.compiler.ASTSource(k.triton_tem_fused_addmm_relu, SIG, consts, attrs)
+    src = mod.compiler.ASTSource(k.triton_tem_fused_addmm_relu, k.SIGNATURE,
+                                 k.constexprs(cfg, size), k.ATTRS)
     return mod.compile(src, target=GPUTarget("cuda", 90, 32),
                        options=dict(num_warps=W, num_stages=S))
 
@@ -86,7 +81,7 @@ def dump(flavor, cfg, out):
 def main():
     flavor, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    cfgs = [parse_cfg(s) for s in sys.argv[3:]] or CONFIGS
+    cfgs = [parse_cfg(s) for s in sys.argv[3:]] or kernels(flavor).CONFIGS
     for cfg in cfgs:
         dump(flavor, cfg, out)
 

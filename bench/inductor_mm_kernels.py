@@ -103,3 +103,28 @@ def triton_tem_fused_addmm_relu(in_ptr0, arg_A, arg_B, out_ptr1, M: tl.constexpr
     tmp3 = maximum(tmp2, tmp1)
     tl.store(out_ptr1 + (tl.broadcast_to(xindex, [BLOCK_M, BLOCK_N])), tmp3, mask)
 
+
+
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) of Inductor's H100 autotune table for
+# fp16 4096^3 (GROUP_M = 8)
+CONFIGS = [(128, 128, 64, 4, 3), (128, 128, 64, 8, 5), (128, 128, 32, 4, 3),
+           (64, 128, 128, 4, 4), (64, 128, 64, 4, 3)]
+# More of Inductor's mm configs (a sample of torch/_inductor/template_heuristics), for
+# compiling many distinct kernels at once
+MORE_CONFIGS = [
+    (128, 128, 64, 4, 3), (128, 128, 32, 4, 4), (64, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+    (64, 64, 32, 4, 5), (128, 256, 64, 8, 3), (256, 128, 64, 8, 3), (64, 128, 64, 4, 3),
+    (128, 64, 64, 4, 3), (64, 64, 64, 4, 3), (128, 128, 32, 8, 3), (64, 256, 32, 4, 4),
+]
+SIGNATURE = {"in_ptr0": "*fp16", "arg_A": "*fp16", "arg_B": "*fp16", "out_ptr1": "*fp16",
+             **{k: "constexpr" for k in ("M", "N", "K", "BLOCK_M", "BLOCK_N", "BLOCK_K",
+                                         "GROUP_M", "EVEN_K")}}
+# Inductor's launch specialises its four pointers as 16-byte aligned
+ATTRS = {(i,): [["tt.divisibility", 16]] for i in range(4)}
+
+
+def constexprs(cfg, size=4096):
+    """The template's constexpr values for one config at size^3."""
+    BM, BN, BK = cfg[:3]
+    return {"M": size, "N": size, "K": size, "BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK,
+            "GROUP_M": 8, "EVEN_K": size % BK == 0}

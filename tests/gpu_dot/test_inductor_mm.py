@@ -20,22 +20,13 @@ from tritium.compiler import ASTSource, compile as tritium_compile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 from kernel_loader import load_kernels_from  # noqa: E402
 
-KERNEL = load_kernels_from("inductor_mm_kernels.py", "tritium").triton_tem_fused_addmm_relu
-CONFIGS = [(128, 128, 64, 4, 3), (128, 128, 64, 8, 5), (128, 128, 32, 4, 3),
-           (64, 128, 128, 4, 4), (64, 128, 64, 4, 3)]
-SIG = {"in_ptr0": "*fp16", "arg_A": "*fp16", "arg_B": "*fp16", "out_ptr1": "*fp16",
-       **{k: "constexpr" for k in ("M", "N", "K", "BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M",
-                                   "EVEN_K")}}
-
+MM = load_kernels_from("inductor_mm_kernels.py", "tritium")
+KERNEL, CONFIGS = MM.triton_tem_fused_addmm_relu, MM.CONFIGS
 
 def _compile(cfg, size=4096, arch=90):
-    BM, BN, BK, W, S = cfg
-    consts = {"M": size, "N": size, "K": size, "BLOCK_M": BM, "BLOCK_N": BN, "BLOCK_K": BK,
-              "GROUP_M": 8, "EVEN_K": size % BK == 0}
-    attrs = {(i,): [["tt.divisibility", 16]] for i in range(4)}
-    src = ASTSource(KERNEL, SIG, consts, attrs)
+    src = ASTSource(KERNEL, MM.SIGNATURE, MM.constexprs(cfg, size), MM.ATTRS)
     return tritium_compile(src, target=GPUTarget("cuda", arch, 32),
-                           options=dict(num_warps=W, num_stages=S))
+                           options=dict(num_warps=cfg[3], num_stages=cfg[4]))
 
 
 @pytest.mark.skipif(toolchain.find_ptxas() is None, reason="needs ptxas (nvidia-cuda-nvcc)")
