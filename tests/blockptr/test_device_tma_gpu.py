@@ -10,6 +10,8 @@ import pytest
 import tritium as triton
 import tritium.language as tl
 
+from tests.blockptr.test_tma_gpu import _matmul as _desc_matmul  # the same loop, host descriptors
+
 pytestmark = pytest.mark.gpu
 
 
@@ -69,17 +71,7 @@ def _dmatmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
     else:
         b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [BK, BN])
     c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BM, BN])
-    pm = tl.program_id(0) * BM
-    pn = tl.program_id(1) * BN
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in tl.range(0, tl.cdiv(K, BK), num_stages=STAGES):
-        a = a_desc.load([pm, k * BK])
-        if B_KMAJOR:
-            b = b_desc.load([pn, k * BK]).T
-        else:
-            b = b_desc.load([k * BK, pn])
-        acc = tl.dot(a, b, acc)
-    c_desc.store([pm, pn], acc.to(c_desc.dtype))
+    _desc_matmul(a_desc, b_desc, c_desc, K, BM, BN, BK, B_KMAJOR, STAGES)
 
 
 @triton.jit
