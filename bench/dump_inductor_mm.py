@@ -9,8 +9,6 @@ dump TTGIR/LLIR/PTX/SASS, registers, shared memory and the main loop's SASS opco
 (upstream: run from a cwd other than /tmp.) Without configs, every config of the H100
 autotune table (CONFIGS) is dumped.
 """
-import collections
-import json
 import os
 import re
 import subprocess
@@ -18,7 +16,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from sass_loop_mix import CUOBJDUMP, loop_body  # noqa: E402
+from sass_loop_mix import CUOBJDUMP, write_stages  # noqa: E402
 
 SIZE = 4096
 
@@ -52,22 +50,8 @@ def compile_one(flavor, cfg, size=SIZE):
 def dump(flavor, cfg, out):
     h = compile_one(flavor, cfg)
     tag = ("up" if flavor == "upstream" else "tri") + "_{}x{}x{}_w{}_s{}".format(*cfg)
-    for key in ("ttgir", "llir", "ptx"):
-        with open(os.path.join(out, f"{tag}.{key}"), "w") as f:
-            f.write(h.asm[key])
+    sass, body, _ = write_stages(h, out, tag)
     cub = os.path.join(out, tag + ".cubin")
-    with open(cub, "wb") as f:
-        f.write(h.asm["cubin"])
-    sass = subprocess.run([CUOBJDUMP, "-sass", cub], capture_output=True, text=True,
-                          check=True).stdout
-    with open(os.path.join(out, tag + ".sass"), "w") as f:
-        f.write(sass)
-    body = loop_body(sass)
-    with open(os.path.join(out, tag + ".loop.sass"), "w") as f:
-        f.write("\n".join(t for _, _, t in body) + "\n")
-    hist = collections.Counter(op.split(".")[0] for _, op, _ in body)
-    with open(os.path.join(out, tag + ".json"), "w") as f:
-        json.dump(dict(hist), f)
     md = h.metadata
     shared = md["shared"] if isinstance(md, dict) else md.shared
     n_all = sum(1 for line in sass.splitlines() if line.strip().startswith("/*") and ";" in line)

@@ -100,6 +100,15 @@ def main():
     os.makedirs(out, exist_ok=True)
     h = compile_cubin(flavor, D, causal)
     tag = f"{flavor}_mm" if D == "mm" else f"{flavor}_attn{D}{'c' if causal else ''}"
+    _, body, hist = write_stages(h, out, tag)
+    print(f"{tag}: {len(body)} instructions in the loop ({out})")
+    for op, n in hist.most_common():
+        print(f"  {op:12}{n:5}")
+
+
+def write_stages(h, out, tag):
+    """Write a compiled kernel's TTGIR, LLIR, PTX, cubin, SASS, its loop's SASS and the
+    loop's opcode counts (JSON) under `out` as tag.*; return (sass, loop body, counts)."""
     cub = os.path.join(out, tag + ".cubin")
     with open(cub, "wb") as f:
         f.write(h.asm["cubin"])
@@ -114,12 +123,9 @@ def main():
     with open(os.path.join(out, tag + ".loop.sass"), "w") as f:
         f.write("\n".join(t for _, _, t in body) + "\n")
     hist = collections.Counter(op.split(".")[0] for _, op, _ in body)
-    print(f"{tag}: {len(body)} instructions in the loop ({out})")
-    for op, n in hist.most_common():
-        print(f"  {op:12}{n:5}")
     with open(os.path.join(out, tag + ".json"), "w") as f:
         json.dump(dict(hist), f)
-
+    return sass, body, hist
 
 if __name__ == "__main__":
     main()
