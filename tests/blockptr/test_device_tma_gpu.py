@@ -10,7 +10,8 @@ import pytest
 import tritium as triton
 import tritium.language as tl
 
-from tests.blockptr.test_tma_gpu import _matmul as _desc_matmul  # the same loop, host descriptors
+# the same matmul loop as with host descriptors, and the same random inputs
+from tests.blockptr.test_tma_gpu import _DT, _rand, _matmul as _desc_matmul
 
 pytestmark = pytest.mark.gpu
 
@@ -98,15 +99,6 @@ def _dpersistent(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexp
 
 # ---------------------------------------------------------------------------- GPU tests
 torch = pytest.importorskip("torch")
-
-_DT = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
-       "int8": torch.int8, "int32": torch.int32}
-
-
-def _rand(shape, dtype):
-    if dtype in ("int8", "int32"):
-        return torch.randint(-50, 50, shape, dtype=_DT[dtype], device="cuda")
-    return torch.randn(shape, device="cuda").to(_DT[dtype])
 
 
 def install_torch_allocator() -> list:
