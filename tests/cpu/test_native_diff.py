@@ -1,6 +1,7 @@
 """Differential test: random kernels run on the compiled CPU path and on the numpy
-evaluator must agree (integers exactly, floats to a few ulp: the compiled path's reductions
-may add in another order and its `exp` is within 1 ulp, not correctly rounded).
+evaluator must agree (integers exactly unless made from a float, floats to a few ulp: the
+compiled path's reductions may add in another order and its `exp` is within 1 ulp, not
+correctly rounded).
 
 Each kernel is generated from the test's seed: an expression DAG over two float tensors and
 one int tensor (elementwise arithmetic, compares and `where`, reductions broadcast back,
@@ -90,7 +91,14 @@ def test_random_kernels_agree(rng, tmp_path, monkeypatch, case):
         k = mod.rand_kernel[(3,)](x, y, i, fo, io, M, N, BM=BM, BN=BN)
         outs[path_] = (fo, io)
     assert k.function.native(k.metadata) is not None, src
-    np.testing.assert_array_equal(outs["native"][1], outs["evaluator"][1], err_msg=src)
+    if ".to(tl.int32)" in src:
+        # an int made from a float (`(f * 4.0).to(tl.int32)`) carries the float's ulps:
+        # exp(100) * 4 truncated near 2^31 differs by one float ulp, 128
+        np.testing.assert_allclose(outs["native"][1].astype(np.float64),
+                                   outs["evaluator"][1].astype(np.float64), rtol=2e-5,
+                                   atol=1, err_msg=src)
+    else:
+        np.testing.assert_array_equal(outs["native"][1], outs["evaluator"][1], err_msg=src)
     # The two paths may sum a row in different orders: a sum that cancels (then scaled by
     # an int up to 1000) differs by a few ulps of the array's largest values, not its own.
     want = outs["evaluator"][0]
