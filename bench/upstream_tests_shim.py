@@ -5,8 +5,8 @@ PYTHONPATH). Importing it installs `tritium.compat` before pytest collects anyth
 tests' `import triton` is tritium. It also supplies, as fallbacks, the fixtures that
 upstream's conftest files provide in some versions and not in others (a conftest's own
 fixture of the same name wins over a plugin's), and a per-file time limit: once
-TRITIUM_UPSTREAM_DEADLINE (a `time.time()` value) has passed, the remaining tests are
-skipped with a reason that says so, so a slow file still ends with a junit report.
+TRITIUM_UPSTREAM_DEADLINE (a `time.time()` value, or `now+SECONDS` counted from when
+pytest loads this plugin) has passed, the remaining tests are skipped with a reason that says so, so a slow file still ends with a junit report.
 """
 from __future__ import annotations
 
@@ -106,10 +106,20 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = keep
 
 
+def _parse_deadline(text, now):
+    if not text:
+        return None
+    if text.startswith("now+"):
+        return now + float(text[4:])
+    return float(text)
+
+
+_DEADLINE = _parse_deadline(os.environ.get("TRITIUM_UPSTREAM_DEADLINE"), time.time())
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    deadline = os.environ.get("TRITIUM_UPSTREAM_DEADLINE")
-    if deadline and time.time() > float(deadline):
+    if _DEADLINE is not None and time.time() > _DEADLINE:
         pytest.skip(TIME_LIMIT_REASON)
 
 

@@ -120,3 +120,16 @@ def test_main_writes_summary_and_ends_with_the_table(tmp_path, capsys):
     summary = (out / "summary.md").read_text()
     assert "run_upstream_tests.py --dir" in summary and "| test_x.py | 1 |" in summary
     assert json.loads((out / "summary.json").read_text())["rows"][0]["passed"] == 1
+
+
+def test_deadline_spellings():
+    import sys
+    sys.path.insert(0, os.path.join(REPO, "bench"))
+    try:
+        import upstream_tests_shim as shim
+    finally:
+        sys.path.remove(os.path.join(REPO, "bench"))
+    assert shim._parse_deadline("", 100.0) is None
+    assert shim._parse_deadline(None, 100.0) is None
+    assert shim._parse_deadline("now+150", 100.0) == 250.0
+    assert shim._parse_deadline("1234.5", 100.0) == 1234.5
