@@ -115,6 +115,9 @@ def active_backend(bound_args) -> Device:
     for a in bound_args:
         if type(a) in _SCALARS:
             continue
+        is_cuda = getattr(a, "is_cuda", None)  # a torch tensor, decided inline (hot path)
+        if is_cuda is not None:
+            return _GPU.current() if is_cuda else cpu_backend()
         where = _place(a)
         if where is _GPU_SIDE:
             return _GPU.current()
