@@ -52,6 +52,7 @@ import xml.etree.ElementTree as ET
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(REPO, "bench")
+COMPAT_SITE = os.path.join(BENCH, "compat_site")
 DEFAULT_DIR = os.path.join(REPO, ".upstream", "tests")
 sys.path.insert(0, BENCH)
 from run_tutorials import subprocess_env  # noqa: E402
@@ -62,7 +63,10 @@ def _env(device: str, deadline: float, root: str) -> dict:
     # Packages only upstream's tests import (expecttest, for runtime/test_cache.py) live in
     # `site/` beside the tests' folder: `pip install --no-deps --target .upstream/site ...`.
     site = os.path.join(os.path.dirname(root), "site")
-    env = subprocess_env(device, (BENCH, REPO) + ((site,) if os.path.isdir(site) else ()))
+    # compat_site/sitecustomize.py: scripts the tests start (`python script.py`,
+    # `python -m triton.tools.compile`) import tritium as triton too.
+    env = subprocess_env(device, (BENCH, COMPAT_SITE, REPO)
+                         + ((site,) if os.path.isdir(site) else ()))
     env["TRITIUM_UPSTREAM_DEVICE"] = device
     env["TRITIUM_UPSTREAM_DEADLINE"] = repr(deadline)
     for k in ("TRITIUM_UPSTREAM_SAMPLE", "TRITIUM_UPSTREAM_SHARD",

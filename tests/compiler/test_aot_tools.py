@@ -1,8 +1,6 @@
 """AOT tools: `tools.compile` writes C (cubin embedded, launcher over the CUDA driver API)
 per specialisation, `tools.link` the dispatcher over them; the C compiles with the system
 compiler against `cuda.h`, and a C program (aot_add_main.c) launches it on the GPU."""
-import glob
-import importlib.util
 import os
 import re
 import shutil
@@ -23,13 +21,9 @@ needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not inst
 
 
 def cuda_include():
-    """A directory holding cuda.h: CUDA_HOME, /usr/local/cuda, or NVIDIA's wheels."""
-    dirs = [os.path.join(os.environ.get(v, ""), "include") for v in ("CUDA_HOME", "CUDA_PATH")]
-    dirs.append("/usr/local/cuda/include")
-    spec = importlib.util.find_spec("nvidia")
-    for base in (spec.submodule_search_locations or []) if spec else []:
-        dirs += sorted(glob.glob(os.path.join(base, "*", "include")))
-    return next((d for d in dirs if os.path.isfile(os.path.join(d, "cuda.h"))), None)
+    """A directory holding cuda.h (upstream's `triton.backends.nvidia.driver.include_dirs`)."""
+    from tritium.backends.nvidia.driver import include_dirs
+    return include_dirs[0] if include_dirs else None
 
 
 needs_cc = pytest.mark.skipif(CC is None or cuda_include() is None,
@@ -168,14 +162,83 @@ def test_c_program_launches_the_linked_kernel(generated, tmp_path):
     out, hinted, plain, linked = generated
     sources = [str(p) for p in hinted + plain + linked if p.suffix == ".c"]
     exe = tmp_path / "aot_add"
-    base = [CC, "-std=c11", "-O1", os.path.join(HERE, "aot_add_main.c"), *sources, "-I",
-            cuda_include(), "-I", str(out), "-o", str(exe)]
-    proc = None
-    for libs in (["-lcuda"], ["-l:libcuda.so.1"]):
-        proc = subprocess.run(base + libs + ["-lm"], capture_output=True, text=True)
-        if proc.returncode == 0:
-            break
+    from tritium.backends.nvidia.driver import library_dirs
+    # As upstream's test_aot links: -L library_dirs() -lcuda (CUDA's stub when the driver's
+    # directory has only libcuda.so.1).
+    cmd = [CC, "-std=c11", "-O1", os.path.join(HERE, "aot_add_main.c"), *sources, "-I",
+           cuda_include(), "-I", str(out), "-o", str(exe)]
+    cmd += [f"-L{d}" for d in library_dirs()] + ["-lcuda", "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     for n in ("1000", "257", "1"):
         run = subprocess.run([str(exe), n], capture_output=True, text=True, timeout=120)
         assert run.returncode == 0 and run.stdout.startswith("OK"), run.stdout + run.stderr
+
+
+@needs_ptxas
+def test_compile_and_link_run_by_path(tmp_path):
+    """Upstream's test_aot runs `python <triton.tools.__path__[0]>/compile.py` and `link.py`
+    by path, with a kernel file that imports `triton`."""
+    import tritium.tools
+    kernel = tmp_path / "k.py"
+    kernel.write_text("import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                      "def copy(x, y, n, B: tl.constexpr):\n"
+                      "    i = tl.program_id(0) * B + tl.arange(0, B)\n"
+                      "    tl.store(y + i, tl.load(x + i, mask=i < n), mask=i < n)\n")
+    env = dict(os.environ, PYTHONPATH="", TRITON_CACHE_DIR=str(tmp_path / "cache"))
+    tools = tritium.tools.__path__[0]
+    proc = subprocess.run([sys.executable, os.path.join(tools, "compile.py"), "-n", "copy",
+                           "--signature", "*fp32:16, *fp32:16, i32, 64", "--out-name", "cp",
+                           "-o", "cp", "-w", "1", "-g", "n / 64 + 1, 1, 1", str(kernel)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    headers = sorted(str(p) for p in tmp_path.glob("cp.*.h"))
+    assert len(headers) == 1
+    proc = subprocess.run([sys.executable, os.path.join(tools, "link.py"), *headers, "-o",
+                           "cp_all"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "CUresult cp_default(" in (tmp_path / "cp_all.h").read_text()
+
+
+def test_upstream_cuda_path_names(tmp_path, monkeypatch):
+    """`include_dirs`, `library_dirs()`, `libcuda_dirs()`, `libdevice_dir`, `libraries` of
+    `triton.backends.nvidia.driver`, as upstream's test_aot imports them."""
+    from tritium.backends.nvidia import cuda_paths, driver
+    from tritium.backends.nvidia.llvm import find_libdevice
+    assert driver.libraries == ["cuda"]
+    for d in driver.include_dirs:
+        assert os.path.isfile(os.path.join(d, "cuda.h"))
+    if find_libdevice():
+        assert os.path.isfile(os.path.join(driver.libdevice_dir, "libdevice.10.bc"))
+
+    def fresh():
+        cuda_paths.libcuda_dirs.cache_clear()
+        cuda_paths.library_dirs.cache_clear()
+    monkeypatch.setattr(cuda_paths, "_cuda_roots", lambda: [str(tmp_path / "cuda")])
+    drv = tmp_path / "drv"
+    stubs = tmp_path / "cuda" / "lib64" / "stubs"
+    for d in (drv, stubs):
+        d.mkdir(parents=True)
+    (drv / "libcuda.so.1").write_bytes(b"")
+    (stubs / "libcuda.so").write_bytes(b"")
+    monkeypatch.setenv("TRITON_LIBCUDA_PATH", str(drv))
+    fresh()
+    try:
+        dirs = driver.library_dirs()
+        assert dirs[-2:] == [str(drv), str(stubs)]  # the stub only for -lcuda to link
+        (drv / "libcuda.so").write_bytes(b"")
+        fresh()
+        assert driver.library_dirs()[-1] == str(drv)
+        monkeypatch.delenv("TRITON_LIBCUDA_PATH")
+        monkeypatch.setenv("LD_LIBRARY_PATH", f"/nonexistent{os.pathsep}{drv}")
+        monkeypatch.setattr(cuda_paths.subprocess, "run", lambda *a, **k: type("R", (), {"stdout": ""})())
+        fresh()
+        assert driver.libcuda_dirs() == [str(drv)]
+        monkeypatch.setenv("LD_LIBRARY_PATH", "")
+        fresh()
+        with pytest.raises(AssertionError, match="libcuda.so.1 cannot be found.*TRITON_LIBCUDA_PATH"):
+            driver.library_dirs()
+    finally:
+        fresh()
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        driver.nope

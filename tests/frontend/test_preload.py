@@ -107,3 +107,39 @@ def test_device_caches_clear_forgets_every_device(hooks):
     _unary[(1,)](x, y, x.size, BLOCK=32)              # compiled again
     assert [h[0] for h in hooks] == ["cache", "post"]
     np.testing.assert_array_equal(y, x * 2 + 1)
+
+
+@tritium.jit
+def _nested(t):
+    tl.static_assert(t[1][0] == 2)
+
+
+def test_scalar_only_kernel_on_a_gpu_machine_is_the_gpus(hooks, monkeypatch):
+    """Upstream's test_tuple `..._with_constexpr_and_jit_hook` on the H100: a kernel given only
+    a tuple of scalars compiles for the active driver's device (the GPU), so clearing
+    `device_caches[torch.cuda.current_device()]` forces the compile the hook must see. (It
+    compiled for the CPU, whose cache the test did not clear: no hook call.) The GPU is faked:
+    only compiled for cuda:90, never launched."""
+    from tritium.backends.compiler import GPUTarget
+    from tritium.runtime import dispatch
+
+    class FakeCudaDriver:
+        def get_current_target(self):
+            return GPUTarget("cuda", 90, 32)
+
+    gpu = dispatch.Device(("cuda", 0), GPUTarget("cuda", 90, 32), FakeCudaDriver())
+    monkeypatch.setattr(dispatch._GPU, "current", lambda: gpu)
+    monkeypatch.setattr(type(dispatch._config), "active",
+                        property(lambda self: FakeCudaDriver()))
+    args = ((1,), (tl.constexpr(2),))
+    _nested.warmup(args, grid=(1,))                    # as the test before it leaves things
+    assert list(_nested.device_caches.keys()) == [0]
+    _nested.device_caches[0][0].clear()
+    hooks.clear()
+    first = _nested.warmup(args, grid=(1,))
+    assert first.metadata.target.backend == "cuda" and "ptx" in first.asm
+    assert [h[0] for h in hooks] == ["cache", "post"]
+    data = hooks[0][1]["compile"]["specialization_data"]
+    assert hooks[0][1]["compile"]["device"] == 0
+    again = _nested.preload(data)
+    assert again is not None and again.hash == first.hash

@@ -42,7 +42,7 @@ from ..errors import PTXASError, TritonError
 from .errors import PTXSourceError, StageError
 from .kernel import CompiledKernel
 from .source import ASTSource, IRSource
-from . import workers
+from . import ir_override, workers
 
 _BACKENDS: Dict[GPUTarget, BaseBackend] = {}
 _INDEX_FILE = "__source__.json"  # source key -> the TTIR-keyed entry (see _source_key)
@@ -180,6 +180,9 @@ class _Compilation:
         self.own_stage = isinstance(src, ASTSource)
         self.later = names[names.index(src.ext) + 1:] if src.ext in names else \
             names[names.index(entry):]
+        # `ir_override=<file>`: that stage's output (or input) is the file's IR.
+        self.override = ir_override.plan(
+            options, backend, names, ([src.ext] if self.own_stage else []) + self.later)
         self.name = src.name.lstrip("@")  # (an MLIR file's source is named "@kernel")
         self.fname = self.name[:disk_cache.MAX_FILE_NAME]
         self.cache_hit = False
@@ -216,14 +219,14 @@ class _Compilation:
             # loading looks up), the files keep the function's, as upstream's.
             metadata["name"] = _kernel_symbol(product) or self.name
         if self.own_stage:
-            product = self._run_stage(src.ext, product, metadata)
+            product = self._run_stage(src.ext, self._stage_input(src.ext, product), metadata)
+            product = self._overridden(src.ext, product)
         asm[src.ext] = products[src.ext] = product
         if self.shared is not None:
             metadata["shared"] = self.shared
         metadata.setdefault("shared", 0)
         located = _first_text(product, debug_info=True)
-        key = disk_cache.kernel_key(located, options, str(self.target),
-                                    _backend_hash(self.backend))
+        key = disk_cache.kernel_key(located, options, str(self.target), self._backend_hash())
         # Every kernel has its hash, as upstream's (Inductor files kernels by it).
         metadata["hash"] = key
         if not self.later:  # a single-stage backend: nothing worth caching on disk
@@ -252,7 +255,8 @@ class _Compilation:
         if dump:
             disk_cache._dump(key, self.fname, src.ext, asm[src.ext])
         # While other compiles are running here, a compile worker may run the rest.
-        claim = workers.claim(self.backend, src.ext)
+        claim = workers.claim(self.backend, src.ext) if self._portable() else \
+            workers.Claim(None, None)
         try:
             handed = self._in_worker(claim, product, located, metadata) \
                 if claim.worker is not None else None
@@ -287,7 +291,8 @@ class _Compilation:
                 product = _from_text(stage, text)
             else:
                 try:
-                    product = self._run_stage(stage, product, metadata)
+                    product = self._run_stage(stage, self._stage_input(stage, product), metadata)
+                    product = self._overridden(stage, product)
                 except TritonError as e:
                     if isinstance(e, PTXASError) and isinstance(self.src, IRSource) \
                             and self.src.ext == "ptx":
@@ -315,6 +320,24 @@ class _Compilation:
         self.stage_us += times
         return asm
 
+    # ---------------------------------------------------------------- ir_override
+    def _stage_input(self, stage, product):
+        o = self.override
+        return o.load() if o is not None and o.at_input and o.stage == stage else product
+
+    def _overridden(self, stage, product):
+        o = self.override
+        return o.load() if o is not None and not o.at_input and o.stage == stage else product
+
+    def _portable(self) -> bool:
+        """Compile workers run the backend's own later stages only: none is overridden."""
+        return self.override is None or self.override.stage not in self.later
+
+    def _backend_hash(self) -> str:
+        # The override file's contents are part of both keys: an edited file recompiles.
+        extra = f"-ir_override-{self.override.digest}" if self.override else ""
+        return _backend_hash(self.backend) + extra
+
     # ---------------------------------------------------------------- source index
     # As upstream, a `@jit` source whose key (its `cache_key`, which covers its callees and
     # constexpr globals, the specialisation with functions passed as arguments by their own
@@ -334,8 +357,7 @@ class _Compilation:
                             getattr(fn, "used_global_vals", {}).items()))])
         except Exception:  # (unsupported references: code generation reports them)
             return None
-        return disk_cache.kernel_key(text, self.options, str(self.target),
-                                     _backend_hash(self.backend))
+        return disk_cache.kernel_key(text, self.options, str(self.target), self._backend_hash())
 
     def _load_by_source(self, source_key: str) -> Optional[CompiledKernel]:
         if not self.later:

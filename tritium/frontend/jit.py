@@ -33,7 +33,8 @@ KNOWN_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "ena
                  "launch_cooperative_grid", "launch_pdl", "allowed_dot_input_precisions",
                  "default_dot_input_precision", "max_num_imprecise_acc_default",
                  "extern_libs", "sanitize_overflow", "arch", "supported_fp8_dtypes",
-                 "deprecated_fp8_dtypes", "backend_name", "ptx_version", "cluster_dims"}
+                 "deprecated_fp8_dtypes", "backend_name", "ptx_version", "cluster_dims",
+                 "ir_override"}
 # Upstream's AMD backend options (HIPOptions) that no tritium backend has.
 HIP_OPTIONS = {"waves_per_eu", "matrix_instr_nonkdim", "kpack", "allow_flush_denorm",
                "instruction_sched_variant", "schedule_hint"}

@@ -3,7 +3,8 @@
 `driver.active` is the driver user code talks to (`driver.active.get_current_target()`,
 `driver.active.utils.get_device_properties(0)`, `get_active_torch_device()`). By default it
 is the one active driver among the registered backends' (`tritium.backends`), a GPU's in
-preference to the CPU's; `driver.set_active(d)` replaces it and `driver.reset_active()`
+preference to the CPU's, or the backend TRITON_DEFAULT_BACKEND names (upstream's: "nvidia",
+"cpu"; the others are not asked); `driver.set_active(d)` replaces it and `driver.reset_active()`
 goes back. Drivers are created on first use, not at import.
 """
 from __future__ import annotations
@@ -15,6 +16,17 @@ _CPU_NAME = "cpu"
 
 def _create_default():
     from ..backends import backends
+    from .knobs import default_backend
+    selected = default_backend()
+    if selected:  # as upstream: that backend's driver, the others not asked
+        if selected not in backends:
+            raise RuntimeError(f"Unknown backend device '{selected}' (TRITON_DEFAULT_BACKEND). "
+                               f"Available backends: {sorted(backends)}")
+        chosen = backends[selected].driver
+        if not chosen.is_active():
+            raise RuntimeError(f"Backend device '{selected}' (TRITON_DEFAULT_BACKEND) is not "
+                               "active.")
+        return chosen()
     active = {name: b.driver for name, b in backends.items() if b.driver.is_active()}
     preferred = {n: d for n, d in active.items() if n != _CPU_NAME} or active
     if len(preferred) != 1:

@@ -17,6 +17,13 @@ def interpret() -> bool:
     return _k.runtime.interpret
 
 
+def default_backend():
+    """TRITON_DEFAULT_BACKEND=<name> (upstream's): the registered backend whose driver is the
+    default one, without asking the others whether they are active (which may import torch).
+    None when unset."""
+    return os.environ.get("TRITON_DEFAULT_BACKEND") or None
+
+
 def log_recompiles() -> bool:
     """TRITIUM_LOG_RECOMPILES=1 (or TRITON_LOG_RECOMPILES=1): say on stderr which argument's
     specialisation changed each time a kernel compiles again."""

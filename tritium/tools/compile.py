@@ -19,6 +19,21 @@ load is returned by the launcher instead of exiting the process.
 """
 from __future__ import annotations
 
+if __name__ == "__main__" and not __package__:
+    # Run by its path (`python <triton.tools.__path__[0]>/compile.py ...`, as upstream's
+    # tests do): run as the package's module, whose relative imports work, with compat
+    # installed so that the kernel file's `import triton` is tritium.
+    import os as _os
+    import runpy as _runpy
+    import sys as _sys
+    _here = _os.path.dirname(_os.path.abspath(__file__))
+    _sys.path[:] = [p for p in _sys.path if _os.path.abspath(p or ".") != _here]
+    _sys.path.insert(0, _os.path.dirname(_os.path.dirname(_here)))  # this file's tritium
+    import tritium.compat as _compat
+    _compat.install()
+    _runpy.run_module("tritium.tools.compile", run_name="__main__", alter_sys=True)
+    raise SystemExit(0)
+
 import argparse
 import hashlib
 import importlib.util
@@ -105,10 +120,15 @@ def _load_kernel(path: Path, name: str):
 
 
 def _target(text: Optional[str]):
+    """`-t backend:arch`; by default the current GPU's, as upstream's (cuda:90 without one)."""
     from ..backends.compiler import GPUTarget
     if text:
         backend, _, arch = text.partition(":")
         return GPUTarget(backend, int(arch) if arch.isdigit() else arch, 32)
+    from ..backends.nvidia import driver
+    if driver.is_available():
+        major, minor = driver.get_device_capability()
+        return GPUTarget("cuda", major * 10 + minor, 32)
     return GPUTarget("cuda", 90, 32)
 
 
@@ -169,7 +189,7 @@ def main(argv=None) -> List[Path]:
     p.add_argument("--out-path", "-o", type=Path, default=None, help="output path stem")
     p.add_argument("--signature", "-s", required=True, help='e.g. "*fp32:16, i32, 1024"')
     p.add_argument("--grid", "-g", required=True, help='three C expressions, e.g. "n / 64, 1, 1"')
-    p.add_argument("--target", "-t", default=None, help="backend:arch, default cuda:90")
+    p.add_argument("--target", "-t", default=None, help="backend:arch; default: the current GPU's, else cuda:90")
     args = p.parse_args(argv)
     out_name = args.out_name or args.kernel_name
     kernel = _load_kernel(Path(args.path), args.kernel_name)

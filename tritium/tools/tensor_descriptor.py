@@ -32,6 +32,9 @@ def _address(base) -> int:
 def _itemsize(base) -> int:
     dt = base.dtype
     size = getattr(dt, "itemsize", None)
+    bits = getattr(dt, "primitive_bitwidth", None)  # a tl dtype (a torch-free base's)
+    if size is None and bits is not None:
+        size = max(1, bits // 8)
     if size is None:
         import numpy as np
         size = np.dtype(dt).itemsize

@@ -28,6 +28,9 @@ class CPUOptions:
     # linked: the CPU backend computes libdevice's functions itself (upstream's interpreter
     # ignores the option too).
     extern_libs: Optional[tuple] = None
+    # Upstream's: a .ttir (or .ttgir, layouts dropped), .llir or .obj file whose IR replaces
+    # that stage's output (`compiler/ir_override.py`); .llir/.obj on the compiled path only.
+    ir_override: Optional[str] = None
 
     def __str__(self) -> str:
         return str(tuple(sorted(self.__dict__.items())))

@@ -42,6 +42,9 @@ class CUDAOptions:
     # Bitcode libraries linked into kernels that call external functions, as upstream:
     # `(name, path)` pairs; libdevice's is always there (the one found when not given).
     extern_libs: Optional[tuple] = None
+    # Upstream's: the path of a .ttir/.ttgir/.llir/.ptx/.cubin file whose IR replaces that
+    # stage's output (the compiler driver applies it, `compiler/ir_override.py`).
+    ir_override: Optional[str] = None
 
     def __str__(self) -> str:
         return str(tuple((f.name, getattr(self, f.name)) for f in fields(self)))

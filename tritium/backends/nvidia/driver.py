@@ -431,3 +431,21 @@ class CudaDriver(DriverBase):
 
     def is_cuda(self) -> bool:
         return True
+
+
+# ---------------------------------------------------------------------------
+# Upstream's names for building C code against CUDA (its AOT test imports them from here):
+# `include_dirs` (directories holding cuda.h), `library_dirs()`, `libcuda_dirs()`,
+# `libdevice_dir`, `libraries`. Found on first use (cuda_paths.py), not at import.
+
+libraries = ["cuda"]
+_CUDA_PATHS = {"include_dirs": "cuda_include_dirs", "library_dirs": None,
+               "libcuda_dirs": None, "libdevice_dir": "libdevice_dir"}
+
+
+def __getattr__(name):
+    if name not in _CUDA_PATHS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import cuda_paths
+    value = getattr(cuda_paths, _CUDA_PATHS[name] or name)
+    return value() if _CUDA_PATHS[name] else value

@@ -350,11 +350,21 @@ def _handle_cache(make):
     return cache, miss
 
 
+TRAILING_NULLS = 2
+_NULLS = (ctypes.c_uint64 * TRAILING_NULLS)()  # never written
+
+
 def _new_state(Params, fields, mode):
     """A parameter buffer plus the address cuLaunchKernel gets for it."""
     buf = Params()
     base = ctypes.addressof(buf)
-    ptrs = (ctypes.c_void_p * max(1, len(fields)))(*[base + getattr(Params, f).offset for f, *_ in fields])
+    # After the kernel's parameters, TRAILING_NULLS pointers to null: upstream's kernels end
+    # with its global- and profile-scratch pointers (null when unused), so PTX that upstream
+    # wrote (an `ir_override` or `IRSource` .ptx) launches here. The driver reads only the
+    # parameters the kernel declares.
+    ptrs = (ctypes.c_void_p * (len(fields) + TRAILING_NULLS))(
+        *[base + getattr(Params, f).offset for f, *_ in fields],
+        *[ctypes.addressof(_NULLS) + 8 * i for i in range(TRAILING_NULLS)])
     # The exact parameter bytes: the driver rejects a padded size (it reports
     # CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES), so no trailing struct padding.
     last = fields[-1][0] if fields else None
@@ -362,10 +372,10 @@ def _new_state(Params, fields, mode):
     size = ctypes.c_size_t(nbytes)
     extra = (ctypes.c_void_p * 5)(CU_LAUNCH_PARAM_BUFFER_POINTER, base,
                                   CU_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(size), CU_LAUNCH_PARAM_END)
-    if not fields:
-        addr = 0
+    if mode == "params":
+        addr = ctypes.addressof(ptrs)
     else:
-        addr = ctypes.addressof(ptrs) if mode == "params" else ctypes.addressof(extra)
+        addr = ctypes.addressof(extra) if fields else 0
     return buf, addr, (buf, ptrs, size, extra)
 
 
