@@ -39,6 +39,7 @@ from ...ir import types as T
 from ...ir.attrs import DenseArrayAttr, i32_attr
 from ...ir.builder import Builder
 from ...ir.core import Operation, Region, Value
+from ...passes.combine import single_combiner
 from ...passes.manager import Pass, register_pass
 from ..layouts import BlockedEncoding, SliceEncoding, elems_per_thread
 from .layout_inference import _reshape, _trans, encoding_for
@@ -52,19 +53,8 @@ NEUTRAL = {"arith.addf": 0.0, "arith.mulf": 1.0, "arith.maximumf": -_INF,
 
 
 def _combine_op(reduce: Operation) -> Optional[Operation]:
-    """The single op of `reduce`'s region, if it combines the two block arguments and
-    is returned."""
-    if len(reduce.regions) != 1 or len(reduce.regions[0].blocks) != 1:
-        return None
-    ops = list(reduce.regions[0].entry)
-    if len(ops) != 2 or ops[0].name not in NEUTRAL:
-        return None
-    op, ret = ops
-    args = reduce.regions[0].entry.args
-    if set(op.operands) != set(args) or len(op.operands) != 2 or \
-            ret.operands != [op.results[0]]:
-        return None
-    return op
+    op = single_combiner(reduce)
+    return op if op is not None and op.name in NEUTRAL else None
 
 
 def _candidate(reduce: Operation) -> Optional[tuple]:
