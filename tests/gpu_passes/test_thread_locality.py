@@ -24,10 +24,12 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
 
 
-# upstream's test_optimize_thread_locality kernel, one per combine op, with an init that is
-# not the combine's neutral element (the pass must add it back after the loop)
+# upstream's test_optimize_thread_locality kernel (OP picks what upstream patches in: 0 sum,
+# 1 max, 2 min), with an init that may differ from the combine's neutral element (the pass
+# must add it back after the loop)
 @tritium.jit
-def row_sum(X, Y, N, INIT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+def row_reduce(X, Y, N, OP: tl.constexpr, INIT: tl.constexpr, BLOCK_M: tl.constexpr,
+               BLOCK_N: tl.constexpr):
     start_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     num_pid_n = tl.num_programs(1)
@@ -36,35 +38,12 @@ def row_sum(X, Y, N, INIT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.cons
     for start_n in range(pid_n, tl.cdiv(N, BLOCK_N), num_pid_n):
         off_n = start_n * BLOCK_N + tl.arange(0, BLOCK_N)
         x = tl.load(X + off_m[:, None] * N + off_n[None, :])
-        local = local + tl.sum(x, axis=1)
-    tl.store(Y + off_m * num_pid_n + pid_n, local)
-
-
-@tritium.jit
-def row_max(X, Y, N, INIT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    start_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    num_pid_n = tl.num_programs(1)
-    local = tl.full([BLOCK_M], INIT, dtype=tl.float32)
-    off_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    for start_n in range(pid_n, tl.cdiv(N, BLOCK_N), num_pid_n):
-        off_n = start_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        x = tl.load(X + off_m[:, None] * N + off_n[None, :])
-        local = tl.maximum(local, tl.max(x, axis=1))
-    tl.store(Y + off_m * num_pid_n + pid_n, local)
-
-
-@tritium.jit
-def row_min(X, Y, N, INIT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    start_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    num_pid_n = tl.num_programs(1)
-    local = tl.full([BLOCK_M], INIT, dtype=tl.float32)
-    off_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    for start_n in range(pid_n, tl.cdiv(N, BLOCK_N), num_pid_n):
-        off_n = start_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        x = tl.load(X + off_m[:, None] * N + off_n[None, :])
-        local = tl.minimum(local, tl.min(x, axis=1))
+        if OP == 0:
+            local = local + tl.sum(x, axis=1)
+        elif OP == 1:
+            local = tl.maximum(local, tl.max(x, axis=1))
+        else:
+            local = tl.minimum(local, tl.min(x, axis=1))
     tl.store(Y + off_m * num_pid_n + pid_n, local)
 
 
@@ -158,10 +137,10 @@ def _run_ttgir(k, grid, args):
     launch(parse_module(k.asm["ttgir"]), k.metadata.name, grid, args)
 
 
-SIG = {"X": "*fp32", "Y": "*fp32", "N": "i32", "INIT": "constexpr", "BLOCK_M": "constexpr",
-       "BLOCK_N": "constexpr"}
-OPS = {"sum": (row_sum, np.sum, 0.0), "max": (row_max, np.max, float("-inf")),
-       "min": (row_min, np.min, float("inf"))}
+SIG = {"X": "*fp32", "Y": "*fp32", "N": "i32", "OP": "constexpr", "INIT": "constexpr",
+       "BLOCK_M": "constexpr", "BLOCK_N": "constexpr"}
+OPS = {"sum": (0, np.sum, 0.0), "max": (1, np.max, float("-inf")),
+       "min": (2, np.min, float("inf"))}
 
 
 @pytest.mark.parametrize("num_warps", [4, 8])
@@ -171,10 +150,11 @@ OPS = {"sum": (row_sum, np.sum, 0.0), "max": (row_max, np.max, float("-inf")),
 @pytest.mark.parametrize("init", ["neutral", "other"])
 def test_loop_reductions_are_split_and_stay_correct(rng, op, BLOCK_N, N, num_pid_n,
                                                      num_warps, init):
-    fn, np_op, neutral = OPS[op]
+    code, np_op, neutral = OPS[op]
     INIT = neutral if init == "neutral" else 0.75
     BLOCK_M = 32
-    k = _compile(fn, SIG, {"INIT": INIT, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N},
+    k = _compile(row_reduce, SIG, {"OP": code, "INIT": INIT, "BLOCK_M": BLOCK_M,
+                                   "BLOCK_N": BLOCK_N},
                  num_warps, aligned=("X", "Y", "N"))  # as the JIT specialises N = 512
     assert k.asm["ttgir"].count('"tt.reduce"') == 2, k.asm["ttgir"]
     assert _reduces(k.asm["ttgir"]) == (2, 1)
@@ -194,7 +174,7 @@ def test_loop_reductions_are_split_and_stay_correct(rng, op, BLOCK_N, N, num_pid
 
 def test_no_cross_thread_work_in_the_loop():
     """The loop's PTX holds the loads and in-thread adds; the shuffles come after it."""
-    k = _compile(row_sum, SIG, {"INIT": 0.0, "BLOCK_M": 32, "BLOCK_N": 128},
+    k = _compile(row_reduce, SIG, {"OP": 0, "INIT": 0.0, "BLOCK_M": 32, "BLOCK_N": 128},
                  aligned=("X", "Y", "N"))
     ptx = k.asm["ptx"]
     body = re.search(r"\$L__BB0_(\d+):\n(.*?)@%p\d+ bra \t\$L__BB0_\1;", ptx, re.S)

@@ -56,25 +56,37 @@ def _inside(v: Value, op: Operation) -> bool:
     return False
 
 
-def _hoist_bounds(outer: Operation, values: List[Value]) -> bool:
-    """Make `values` defined outside `outer`, moving pure scalar ops of the outer body that
-    compute them (from values outside) before the loop. False (nothing moved) if they
-    depend on the loop."""
+def _scalar_slice(outer: Operation, values: List[Value],
+                  allow_iv: bool) -> Optional[List[Operation]]:
+    """The pure scalar ops of `outer`'s body that compute `values` from values outside
+    (and, if `allow_iv`, its induction variable), in body order; None if they read
+    anything else (a carried value, a load, a tensor)."""
     body = outer.regions[0].entry
+    iv = body.args[0]
     need: List[Operation] = []
     work = list(values)
     while work:
         v = work.pop()
-        if not _inside(v, outer):
+        if (allow_iv and v is iv) or not _inside(v, outer):
             continue
         op = v.owner_op
         if op is None or op.parent is not body or op.regions or not is_effect_free(op) \
                 or any(isinstance(t, T.TensorType) for t in op.result_types):
-            return False
+            return None
         if op not in need:
             need.append(op)
             work.extend(op.operands)
-    for op in [o for o in body if o in need]:
+    return [o for o in body if o in need]
+
+
+def _hoist_bounds(outer: Operation, values: List[Value]) -> bool:
+    """Make `values` defined outside `outer`, moving pure scalar ops of the outer body that
+    compute them (from values outside) before the loop. False (nothing moved) if they
+    depend on the loop."""
+    ops = _scalar_slice(outer, values, allow_iv=False)
+    if ops is None:
+        return False
+    for op in ops:
         op.move_before(outer)
     return True
 
@@ -112,28 +124,6 @@ def _new_if(b: Builder, cond: Value, types) -> Operation:
     op.regions[0].add_block()
     op.regions[1].add_block()
     return op
-
-
-def _bound_slice(outer: Operation, bounds: List[Value]) -> Optional[List[Operation]]:
-    """The ops of `outer`'s body that compute `bounds` from its induction variable and
-    values outside (pure scalar ops), in body order; None if the bounds read anything
-    else (a carried value, a load)."""
-    body = outer.regions[0].entry
-    iv = body.args[0]
-    need: List[Operation] = []
-    work = list(bounds)
-    while work:
-        v = work.pop()
-        if v is iv or not _inside(v, outer):
-            continue
-        op = v.owner_op
-        if op is None or op.parent is not body or op.regions or not is_effect_free(op) \
-                or any(isinstance(t, T.TensorType) for t in op.result_types):
-            return None
-        if op not in need:
-            need.append(op)
-            work.extend(op.operands)
-    return [o for o in body if o in need]
 
 
 def _assumed_nonempty(outer: Operation, inner: Operation) -> bool:
@@ -198,10 +188,10 @@ def fuse_loop_nest(outer: Operation) -> bool:
     if not isinstance(ity, T.IntegerType) or inner.regions[0].entry.args[0].type != ity:
         return False
     dependent = not _hoist_bounds(outer, list(inner.operands[:3]))
-    if dependent and _bound_slice(outer, list(inner.operands[:3])) is None:
+    if dependent and _scalar_slice(outer, list(inner.operands[:3]), allow_iv=True) is None:
         return False
     _hoist_invariants(outer, inner)
-    bound_ops = _bound_slice(outer, list(inner.operands[:3])) if dependent else []
+    bound_ops = _scalar_slice(outer, list(inner.operands[:3]), allow_iv=True) if dependent else []
     guarded = dependent and not _assumed_nonempty(outer, inner)
     ops = list(body)
     k = ops.index(inner)
