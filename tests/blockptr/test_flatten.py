@@ -194,3 +194,82 @@ def test_fused_rings_shrink_to_leave_room_for_the_epilogue():
                        num_stages=4)
     assert "!ttg.memdesc<3x128x64xf16" in out["ttgir"] and "memdesc<4x" not in out["ttgir"]
     assert int(re.search(r"ttg.shared = (\d+)", out["ttgir"]).group(1)) <= 227 * 1024
+
+
+# ------------------------------------------------ inner bounds computed from the outer index
+@jit
+def _dependent(ub, out_i, out_j):
+    """upstream's test_tl_range_fuse_dependent kernel: inner bounds from i, and
+    tl.assume(ub > lb), so every inner loop runs (no guard in the fused loop)."""
+    k = 0
+    for i in tl.range(0, ub, flatten=True):
+        lower_bound = i * 2
+        upper_bound = lower_bound + i + 1
+        tl.assume(upper_bound > lower_bound)
+        for j in tl.range(lower_bound, upper_bound):
+            tl.store(out_i + k, i)
+            tl.store(out_j + k, j)
+            k += 1
+
+
+@jit
+def _triangle(o, cnt, n, lo, S: tl.constexpr, SJ: tl.constexpr):
+    """No assume: inner loops of i - 3 down to zero trips (and negative lengths) for the
+    first i, a prologue value (the row's base), a per-row sum stored by the epilogue, and
+    outer/inner steps other than 1."""
+    total = 0
+    for i in tl.range(lo, n, S, flatten=True):
+        base = i * 100
+        acc = 0
+        for j in tl.range(3, i, SJ):
+            acc += base + j
+            total += 1
+        tl.store(o + i, acc)
+    tl.store(cnt, total)
+
+
+def _fused_dependent(text):
+    """The nest is one loop, after the loop that counts its iterations."""
+    assert "tt.flatten" not in text, text
+    assert text.count("scf.for") == 2, text
+    first = text[text.index("scf.for"):]
+    assert first[:first.index("}")].count("scf.for") == 1   # the counting loop
+    assert first[first.index("}"):].count("scf.for") == 1   # the fused loop
+
+
+@pytest.mark.parametrize("ub", [0, 2, 10])  # (1 would be a constant)
+def test_dependent_bounds_fused_on_cpu(cpu_path, fused, ub):
+    out_i, out_j = np.full(1024, -7, np.int32), np.full(1024, -7, np.int32)
+    k = _dependent[(1,)](ub, out_i, out_j)
+    _fused_dependent(k.asm["ttir"])
+    assert "arith.cmpi slt" not in k.asm["ttir"]  # tl.assume(ub > lb): no body guard
+    ref = [(i, j) for i in range(ub) for j in range(2 * i, 3 * i + 1)]
+    n = len(ref)
+    np.testing.assert_array_equal(out_i[:n], [r[0] for r in ref])
+    np.testing.assert_array_equal(out_j[:n], [r[1] for r in ref])
+    assert (out_i[n:] == -7).all() and (out_j[n:] == -7).all()
+
+
+@pytest.mark.parametrize("lo,n,S,SJ", [(0, 12, 1, 1), (1, 20, 3, 2), (5, 5, 1, 1), (0, 4, 1, 3)])
+def test_dependent_bounds_with_empty_inner_loops_on_cpu(cpu_path, fused, lo, n, S, SJ):
+    o, cnt = np.full(32, -1, np.int32), np.full(1, -1, np.int32)
+    k = _triangle[(1,)](o, cnt, n, lo, S=S, SJ=SJ)
+    _fused_dependent(k.asm["ttir"])
+    want = np.full(32, -1, np.int32)
+    total = 0
+    for i in range(lo, n, S):
+        want[i] = sum(i * 100 + j for j in range(3, i, SJ))
+        total += len(range(3, i, SJ))
+    np.testing.assert_array_equal(o, want)
+    assert cnt[0] == total
+
+
+def test_dependent_nest_compiles_for_sm90_as_upstream_checks():
+    """upstream's test_tl_range_fuse_dependent reads the TTGIR: the counting loop, then one
+    fused loop; ptxas takes the kernel."""
+    z = np.zeros(4, np.int32)
+    _, spec, _ = _dependent.bind(10, z, z)
+    out = compile_sm90(_dependent, spec, num_warps=4, num_stages=3)
+    assert "tt.flatten" in out["ttir"]
+    _fused_dependent(out["ttgir"])
+    assert ".entry" in out["ptx"]

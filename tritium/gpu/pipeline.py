@@ -17,6 +17,7 @@ def ttgir_pipeline(num_warps: int = 4, threads_per_warp: int = 32, num_ctas: int
         convert,
         "tritongpu-coalesce",
         "tritongpu-remove-layout-conversions",
+        "tritongpu-optimize-thread-locality",
         "tritongpu-F32DotTC",
         "tritongpu-accelerate-matmul",
         "tritongpu-remove-layout-conversions",

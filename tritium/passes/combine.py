@@ -4,11 +4,15 @@
   addptr(addptr(p, a), b)       → addptr(p, a + b)      (when a + b cannot overflow)
   select(c, load(p, splat(c)), o) → load(p, splat(c), o)
   broadcast(splat(x))           → splat(x)
+  sum(bcast(x[M,K,1]) * bcast(y[1,K,N]), axis=1) → dot(x[M,K], y[K,N], 0)  (fp32, tf32)
 """
 from __future__ import annotations
 
+from ..ir import types as T
+from ..ir.attrs import BoolAttr, i32_attr
 from ..ir.core import Operation, Value
 from ..ir.builder import normalize_int
+from ..ir.ops import INPUT_PRECISIONS
 from .canonicalize import shape_of_splat
 from .manager import Pass, register_pass
 from .pattern import apply_patterns_greedily, defining, may_write, pattern, splat_value
@@ -104,17 +108,89 @@ def select_of_masked_load(op: Operation, rw) -> bool:
     return True
 
 
-COMBINE_PATTERNS = [dot_add, addptr_of_addptr, select_of_masked_load, shape_of_splat]
+def single_combiner(reduce: Operation):
+    """The one op of a `tt.reduce` region that combines its two scalars and is returned
+    (upstream's getSingleCombiner), else None."""
+    if len(reduce.regions) != 1 or len(reduce.regions[0].blocks) != 1:
+        return None
+    block = reduce.regions[0].entry
+    ops = list(block)
+    if len(ops) != 2 or len(ops[0].results) != 1:
+        return None
+    op, ret = ops
+    if sorted(map(id, op.operands)) != sorted(map(id, block.args)) or \
+            ret.operands != [op.results[0]]:
+        return None
+    return op
+
+
+def _broadcasts_only_along(bc: Operation, axis: int) -> bool:
+    src, dst = bc.operand(0).type.dims, bc.results[0].type.dims
+    return all((s != d) == (i == axis) for i, (s, d) in enumerate(zip(src, dst)))
+
+
+def _drop_unit_dim(rw, v: Value, axis: int) -> Value:
+    """`v` without its size-1 dim `axis`: what `tt.expand_dims` added back, else a
+    reshape."""
+    ex = defining(v, "tt.expand_dims")
+    if ex is not None and int(ex.attr("axis")) == axis:
+        return ex.operand(0)
+    dims = [d for i, d in enumerate(v.type.dims) if i != axis]
+    return rw.create1("tt.reshape", [v], T.TensorType(dims, v.type.element),
+                      {"allow_reorder": BoolAttr(False)})
+
+
+@pattern("tt.reduce")
+def broadcast_mul_reduce(op: Operation, rw) -> bool:
+    """`tl.sum(x[:, :, None] * y[None, :, :], axis=1)` is `tl.dot(x, y)`: the [M, K, N]
+    product never has to exist (upstream's CombineBroadcastMulReducePattern). The dot is
+    TF32, as upstream 3.6 makes it (and as `tl.dot` of fp32 defaults to): on sm_90 a
+    pipelined wgmma. (Later upstream switched it to IEEE; tritium's FMA dot holds A's whole
+    K per thread, 17 KB of spills a thread at upstream's test shape 128x32x32, where the
+    wgmma takes 72 registers.) Upstream's conditions: a 3-D fp32 sum along dim 1 of a
+    product of two broadcasts, one along dim 2 only, the other along dim 0 only (either
+    operand order here), M and N at least 16."""
+    t = op.operand(0).type if op.num_operands == 1 else None
+    if not isinstance(t, T.TensorType) or len(t.dims) != 3 or t.element != T.f32 or \
+            int(op.attr("axis")) != 1:
+        return False
+    combiner = single_combiner(op)
+    mul = defining(op.operand(0), "arith.mulf")
+    if combiner is None or combiner.name != "arith.addf" or mul is None:
+        return False
+    bcs = [defining(v, "tt.broadcast") for v in mul.operands]
+    if None in bcs:
+        return False
+    if not _broadcasts_only_along(bcs[0], 2):
+        bcs.reverse()
+    lhs, rhs = bcs
+    if not (_broadcasts_only_along(lhs, 2) and _broadcasts_only_along(rhs, 0)):
+        return False
+    m, k, n = t.dims
+    if m < 16 or n < 16:
+        return False
+    a = _drop_unit_dim(rw, lhs.operand(0), 2)
+    b = _drop_unit_dim(rw, rhs.operand(0), 0)
+    zero = rw.constant(0.0, T.TensorType([m, n], T.f32))
+    attrs = {"inputPrecision": i32_attr(INPUT_PRECISIONS["tf32"]),
+             "maxNumImpreciseAcc": i32_attr(0)}
+    rw.replace_op_with_new(op, "tt.dot", [a, b, zero], None, attrs)
+    return True
+
+
+COMBINE_PATTERNS = [dot_add, addptr_of_addptr, select_of_masked_load, shape_of_splat,
+                    broadcast_mul_reduce]
 
 
 @register_pass
 class Combine(Pass):
     name = "combine"
     aliases = ("triton-combine",)
-    description = "Triton peepholes: dot+add, addptr chains, select of masked load"
+    description = ("Triton peepholes: dot+add, addptr chains, select of masked load, "
+                   "broadcast-multiply-sum as a dot")
 
     def run(self, module: Operation) -> None:
         apply_patterns_greedily(module, COMBINE_PATTERNS)
 
 
-__all__ = ["Combine", "COMBINE_PATTERNS"]
+__all__ = ["Combine", "COMBINE_PATTERNS", "single_combiner"]

@@ -103,11 +103,13 @@ module {
 
 // -----
 
-// Left alone: an inner bound that depends on the outer index, two inner loops, a nest
-// that will not be pipelined (1 stage), a nest without the mark.
+// Left alone: an inner bound loaded from memory in the outer body (no pure function of
+// the outer index), two inner loops, a nest that will not be pipelined (1 stage), a nest
+// without the mark.
 // CHECK-LABEL: tt.func public @left_alone
 // CHECK-NOT: scf.if
 // CHECK: scf.for
+// CHECK-NEXT: tt.load
 // CHECK-NEXT: scf.for
 // CHECK: {tt.flatten}
 // CHECK: scf.for
@@ -126,7 +128,8 @@ module {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     scf.for %i = %c0 to %n step %c1 : i32 {
-      scf.for %j = %c0 to %i step %c1 : i32 {
+      %u = tt.load %p : !tt.ptr<i32>
+      scf.for %j = %c0 to %u step %c1 : i32 {
         tt.store %p, %j : !tt.ptr<i32>
       }
     } {tt.flatten}
@@ -148,6 +151,49 @@ module {
         tt.store %p, %j : !tt.ptr<i32>
       }
     }
+    tt.return
+  }
+}
+
+// -----
+
+// Inner bounds computed from the outer index (a triangle: j in [i, 2i+1) step 2): a loop
+// before the fused one adds up each outer iteration's max(1, len(j)); the fused loop
+// carries the current i's last T, lb(j), step(j) and len(j), computed in the prologue
+// (T == 0) and read by the wrap test of the next iteration; without tl.assume(ub > lb)
+// the body runs under T < len(j) (an outer iteration with an empty inner loop still takes
+// one fused iteration, for its epilogue). No version: nothing to speculate on.
+// CHECK-LABEL: tt.func public @triangle
+// CHECK-NOT: scf.if
+// CHECK: %[[TOT:.*]] = scf.for %[[I0:.*]] = %c0_i32 to %arg1 step %c1_i32 iter_args(%[[S:.*]] = %c0_i32) -> (i32)
+// CHECK: %[[U0:.*]] = arith.addi
+// CHECK: %[[N0:.*]] = arith.ceildivsi
+// CHECK: %[[M0:.*]] = arith.maxsi
+// CHECK: %[[L0:.*]] = arith.maxsi %[[M0]], %c1_i32
+// CHECK: %[[S1:.*]] = arith.addi %[[S]], %[[L0]]
+// CHECK-NEXT: scf.yield %[[S1]]
+// CHECK: scf.for %{{.*}} = %c0_i32 to %[[TOT]] step %c1_i32 iter_args(%[[T:[a-z0-9]+]] = %c0_i32, %[[I:[a-z0-9]+]] = %c-1_i32, %[[LAST:[a-z0-9]+]] = %c0_i32, %[[LB:[a-z0-9]+]] = %c0_i32, %[[ST:[a-z0-9]+]] = %c0_i32, %[[LEN:[a-z0-9]+]] = %c0_i32
+// CHECK-NOT: scf.for
+// CHECK: %[[WRAP:.*]] = arith.cmpi eq, %[[T]], %[[LAST]]
+// CHECK: %[[TN:.*]] = arith.select %[[WRAP]], %c0_i32,
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TN]], %c0_i32
+// CHECK: %[[B:.*]]:4 = scf.if %[[FIRST]] -> (i32, i32, i32, i32)
+// CHECK: scf.yield {{.*}}, %c2_i32, %{{.*}} : i32, i32, i32, i32
+// CHECK: %[[G:.*]] = arith.cmpi slt, %[[TN]], %[[B]]#3
+// CHECK-NEXT: scf.if %[[G]] {
+// CHECK-NEXT: tt.store
+module {
+  tt.func @triangle(%p: !tt.ptr<i32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %i2 = arith.muli %i, %c2 : i32
+      %u = arith.addi %i2, %c1 : i32
+      scf.for %j = %i to %u step %c2 : i32 {
+        tt.store %p, %j : !tt.ptr<i32>
+      }
+    } {tt.flatten}
     tt.return
   }
 }

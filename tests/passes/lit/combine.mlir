@@ -89,3 +89,93 @@ tt.func @broadcast_splat(%x: f32) -> tensor<32x32xf32> {
   %1 = tt.broadcast %0 : tensor<1x32xf32> -> tensor<32x32xf32>
   tt.return %1 : tensor<32x32xf32>
 }
+
+// sum(x[:, :, None] * y[None, :, :], axis=1) is dot(x, y): a TF32 dot into zeros (as
+// upstream 3.6 makes it), on the tensors the expand_dims started from; the [M, K, N]
+// product is gone. The add into the accumulator then folds into the dot (dot_add).
+// CHECK-LABEL: @broadcast_mul_sum
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<32x16xf32>, %[[Y:[^:]*]]: tensor<16x64xf32>, %[[ACC:[^:]*]]: tensor<32x64xf32>)
+// CHECK-NOT: arith.mulf
+// CHECK: %[[D:.*]] = tt.dot %[[X]], %[[Y]], %[[ACC]], inputPrecision = tf32 {maxNumImpreciseAcc = 0 : i32} : tensor<32x16xf32> * tensor<16x64xf32> -> tensor<32x64xf32>
+// CHECK-NEXT: tt.return %[[D]]
+tt.func @broadcast_mul_sum(%x: tensor<32x16xf32>, %y: tensor<16x64xf32>, %acc: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %0 = tt.expand_dims %x {axis = 2 : i32} : tensor<32x16xf32> -> tensor<32x16x1xf32>
+  %1 = tt.broadcast %0 : tensor<32x16x1xf32> -> tensor<32x16x64xf32>
+  %2 = tt.expand_dims %y {axis = 0 : i32} : tensor<16x64xf32> -> tensor<1x16x64xf32>
+  %3 = tt.broadcast %2 : tensor<1x16x64xf32> -> tensor<32x16x64xf32>
+  %4 = arith.mulf %1, %3 : tensor<32x16x64xf32>
+  %5 = "tt.reduce"(%4) ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tt.reduce.return %s : f32
+  }) {axis = 1 : i32} : (tensor<32x16x64xf32>) -> tensor<32x64xf32>
+  %6 = arith.addf %5, %acc : tensor<32x64xf32>
+  tt.return %6 : tensor<32x64xf32>
+}
+
+// The operands the other way round (y * x), and broadcast sources that are not
+// expand_dims (a reshape drops their unit dim).
+// CHECK-LABEL: @broadcast_mul_sum_swapped
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<16x8x1xf32>, %[[Y:[^:]*]]: tensor<1x8x32xf32>)
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<16x32xf32>
+// CHECK-NEXT: %[[A:.*]] = tt.reshape %[[X]] {allow_reorder = false} : tensor<16x8x1xf32> -> tensor<16x8xf32>
+// CHECK-NEXT: %[[B:.*]] = tt.reshape %[[Y]] {allow_reorder = false} : tensor<1x8x32xf32> -> tensor<8x32xf32>
+// CHECK-NEXT: %[[D:.*]] = tt.dot %[[A]], %[[B]], %[[Z]], inputPrecision = tf32
+// CHECK-NEXT: tt.return %[[D]]
+tt.func @broadcast_mul_sum_swapped(%x: tensor<16x8x1xf32>, %y: tensor<1x8x32xf32>) -> tensor<16x32xf32> {
+  %1 = tt.broadcast %x : tensor<16x8x1xf32> -> tensor<16x8x32xf32>
+  %3 = tt.broadcast %y : tensor<1x8x32xf32> -> tensor<16x8x32xf32>
+  %4 = arith.mulf %3, %1 : tensor<16x8x32xf32>
+  %5 = "tt.reduce"(%4) ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tt.reduce.return %s : f32
+  }) {axis = 1 : i32} : (tensor<16x8x32xf32>) -> tensor<16x32xf32>
+  tt.return %5 : tensor<16x32xf32>
+}
+
+// Left alone (upstream's conditions): a sum along another dim, a max, M or N below 16, a
+// broadcast along two dims, fp64.
+// CHECK-LABEL: @broadcast_mul_not_a_dot
+// CHECK-NOT: tt.dot
+// CHECK-COUNT-5: "tt.reduce"
+// CHECK-NOT: tt.dot
+tt.func @broadcast_mul_not_a_dot(%x: tensor<32x16x1xf32>, %y: tensor<1x16x64xf32>, %s: tensor<8x16x1xf32>, %w: tensor<1x1x64xf32>, %dx: tensor<32x16x1xf64>, %dy: tensor<1x16x64xf64>) -> (tensor<32x16xf32>, tensor<32x64xf32>, tensor<8x64xf32>, tensor<32x64xf32>, tensor<32x64xf64>) {
+  %x3 = tt.broadcast %x : tensor<32x16x1xf32> -> tensor<32x16x64xf32>
+  %y3 = tt.broadcast %y : tensor<1x16x64xf32> -> tensor<32x16x64xf32>
+  %p = arith.mulf %x3, %y3 : tensor<32x16x64xf32>
+  %r0 = "tt.reduce"(%p) ({
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tt.reduce.return %t : f32
+  }) {axis = 2 : i32} : (tensor<32x16x64xf32>) -> tensor<32x16xf32>
+  %r1 = "tt.reduce"(%p) ({
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.maxnumf %a, %b : f32
+    tt.reduce.return %t : f32
+  }) {axis = 1 : i32} : (tensor<32x16x64xf32>) -> tensor<32x64xf32>
+  %s3 = tt.broadcast %s : tensor<8x16x1xf32> -> tensor<8x16x64xf32>
+  %ys = tt.broadcast %y : tensor<1x16x64xf32> -> tensor<8x16x64xf32>
+  %ps = arith.mulf %s3, %ys : tensor<8x16x64xf32>
+  %r2 = "tt.reduce"(%ps) ({
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tt.reduce.return %t : f32
+  }) {axis = 1 : i32} : (tensor<8x16x64xf32>) -> tensor<8x64xf32>
+  %w3 = tt.broadcast %w : tensor<1x1x64xf32> -> tensor<32x16x64xf32>
+  %pw = arith.mulf %x3, %w3 : tensor<32x16x64xf32>
+  %r3 = "tt.reduce"(%pw) ({
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tt.reduce.return %t : f32
+  }) {axis = 1 : i32} : (tensor<32x16x64xf32>) -> tensor<32x64xf32>
+  %dx3 = tt.broadcast %dx : tensor<32x16x1xf64> -> tensor<32x16x64xf64>
+  %dy3 = tt.broadcast %dy : tensor<1x16x64xf64> -> tensor<32x16x64xf64>
+  %pd = arith.mulf %dx3, %dy3 : tensor<32x16x64xf64>
+  %r4 = "tt.reduce"(%pd) ({
+  ^bb0(%a: f64, %b: f64):
+    %t = arith.addf %a, %b : f64
+    tt.reduce.return %t : f64
+  }) {axis = 1 : i32} : (tensor<32x16x64xf64>) -> tensor<32x64xf64>
+  tt.return %r0, %r1, %r2, %r3, %r4 : tensor<32x16xf32>, tensor<32x64xf32>, tensor<8x64xf32>, tensor<32x64xf32>, tensor<32x64xf64>
+}

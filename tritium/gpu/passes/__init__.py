@@ -5,6 +5,7 @@ Importing this package registers them with the pass manager:
     convert-triton-to-tritongpu (convert-to-ttgir)   default layouts, module attributes
     tritongpu-coalesce (coalesce)                     memory-op layouts from AxisInfo
     tritongpu-remove-layout-conversions (remove-layout-conversions)
+    tritongpu-optimize-thread-locality                loop-accumulated reductions in-thread first
     tritongpu-F32DotTC (f32-dot-tc)                   tf32x3/bf16x3/bf16x6 dots split in parts
     tritongpu-accelerate-matmul (accelerate-matmul)   wgmma or FMA layouts for tt.dot
     tritongpu-fuse-nested-loops (fuse-nested-loops)  tl.range(flatten=True) nests as one loop
@@ -27,6 +28,7 @@ from .coalesce import Coalesce, coalesce
 from .convert_to_ttgir import ConvertToTTGIR, convert_to_ttgir
 from .f32_dot_tc import F32DotTC, f32_dot_tc
 from .fuse_nested_loops import FuseNestedLoops, fuse_nested_loops
+from .optimize_thread_locality import OptimizeThreadLocality, optimize_thread_locality
 from .legality import LayoutLegalityError, check_ttgir_legality
 from .software_pipeline import SoftwarePipeline, pipeline_loops
 from .tma_lowering import TmaLowering, lower_tma
@@ -55,4 +57,5 @@ __all__ = ["AccelerateMatmul", "accelerate_matmul", "ConvertToTTGIR", "Coalesce"
            "allocate_shared_memory", "check_ttgir_legality", "LayoutLegalityError",
            "count_converts", "F32DotTC", "f32_dot_tc", "TmaLowering", "lower_tma",
            "KeepTmaDescriptors", "mark_tma_descriptors", "FuseNestedLoops",
-           "fuse_nested_loops", "GlobalScratchAllocation", "allocate_global_scratch"]
+           "fuse_nested_loops", "OptimizeThreadLocality", "optimize_thread_locality",
+           "GlobalScratchAllocation", "allocate_global_scratch"]
