@@ -4,7 +4,7 @@
   addptr(addptr(p, a), b)       → addptr(p, a + b)      (when a + b cannot overflow)
   select(c, load(p, splat(c)), o) → load(p, splat(c), o)
   broadcast(splat(x))           → splat(x)
-  sum(bcast(x[M,K,1]) * bcast(y[1,K,N]), axis=1) → dot(x[M,K], y[K,N], 0)  (fp32, tf32)
+  sum(bcast(x[M,K,1]) * bcast(y[1,K,N]), axis=1) → dot(x[M,K], y[K,N], 0)  (fp32, ieee)
 """
 from __future__ import annotations
 
@@ -144,12 +144,9 @@ def _drop_unit_dim(rw, v: Value, axis: int) -> Value:
 def broadcast_mul_reduce(op: Operation, rw) -> bool:
     """`tl.sum(x[:, :, None] * y[None, :, :], axis=1)` is `tl.dot(x, y)`: the [M, K, N]
     product never has to exist (upstream's CombineBroadcastMulReducePattern). The dot is
-    TF32, as upstream 3.6 makes it (and as `tl.dot` of fp32 defaults to): on sm_90 a
-    pipelined wgmma. (Later upstream switched it to IEEE; tritium's FMA dot holds A's whole
-    K per thread, 17 KB of spills a thread at upstream's test shape 128x32x32, where the
-    wgmma takes 72 registers.) Upstream's conditions: a 3-D fp32 sum along dim 1 of a
-    product of two broadcasts, one along dim 2 only, the other along dim 0 only (either
-    operand order here), M and N at least 16."""
+    IEEE fp32, as the sum was: only the order of the additions changes. Upstream's
+    conditions: a 3-D fp32 sum along dim 1 of a product of two broadcasts, one along dim 2
+    only, the other along dim 0 only (either operand order here), M and N at least 16."""
     t = op.operand(0).type if op.num_operands == 1 else None
     if not isinstance(t, T.TensorType) or len(t.dims) != 3 or t.element != T.f32 or \
             int(op.attr("axis")) != 1:
@@ -172,7 +169,7 @@ def broadcast_mul_reduce(op: Operation, rw) -> bool:
     a = _drop_unit_dim(rw, lhs.operand(0), 2)
     b = _drop_unit_dim(rw, rhs.operand(0), 0)
     zero = rw.constant(0.0, T.TensorType([m, n], T.f32))
-    attrs = {"inputPrecision": i32_attr(INPUT_PRECISIONS["tf32"]),
+    attrs = {"inputPrecision": i32_attr(INPUT_PRECISIONS["ieee"]),
              "maxNumImpreciseAcc": i32_attr(0)}
     rw.replace_op_with_new(op, "tt.dot", [a, b, zero], None, attrs)
     return True

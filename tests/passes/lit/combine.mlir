@@ -90,13 +90,13 @@ tt.func @broadcast_splat(%x: f32) -> tensor<32x32xf32> {
   tt.return %1 : tensor<32x32xf32>
 }
 
-// sum(x[:, :, None] * y[None, :, :], axis=1) is dot(x, y): a TF32 dot into zeros (as
-// upstream 3.6 makes it), on the tensors the expand_dims started from; the [M, K, N]
+// sum(x[:, :, None] * y[None, :, :], axis=1) is dot(x, y): an IEEE fp32 dot into zeros
+// (the sum's own precision), on the tensors the expand_dims started from; the [M, K, N]
 // product is gone. The add into the accumulator then folds into the dot (dot_add).
 // CHECK-LABEL: @broadcast_mul_sum
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<32x16xf32>, %[[Y:[^:]*]]: tensor<16x64xf32>, %[[ACC:[^:]*]]: tensor<32x64xf32>)
 // CHECK-NOT: arith.mulf
-// CHECK: %[[D:.*]] = tt.dot %[[X]], %[[Y]], %[[ACC]], inputPrecision = tf32 {maxNumImpreciseAcc = 0 : i32} : tensor<32x16xf32> * tensor<16x64xf32> -> tensor<32x64xf32>
+// CHECK: %[[D:.*]] = tt.dot %[[X]], %[[Y]], %[[ACC]], inputPrecision = ieee {maxNumImpreciseAcc = 0 : i32} : tensor<32x16xf32> * tensor<16x64xf32> -> tensor<32x64xf32>
 // CHECK-NEXT: tt.return %[[D]]
 tt.func @broadcast_mul_sum(%x: tensor<32x16xf32>, %y: tensor<16x64xf32>, %acc: tensor<32x64xf32>) -> tensor<32x64xf32> {
   %0 = tt.expand_dims %x {axis = 2 : i32} : tensor<32x16xf32> -> tensor<32x16x1xf32>
@@ -120,7 +120,7 @@ tt.func @broadcast_mul_sum(%x: tensor<32x16xf32>, %y: tensor<16x64xf32>, %acc: t
 // CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<16x32xf32>
 // CHECK-NEXT: %[[A:.*]] = tt.reshape %[[X]] {allow_reorder = false} : tensor<16x8x1xf32> -> tensor<16x8xf32>
 // CHECK-NEXT: %[[B:.*]] = tt.reshape %[[Y]] {allow_reorder = false} : tensor<1x8x32xf32> -> tensor<8x32xf32>
-// CHECK-NEXT: %[[D:.*]] = tt.dot %[[A]], %[[B]], %[[Z]], inputPrecision = tf32
+// CHECK-NEXT: %[[D:.*]] = tt.dot %[[A]], %[[B]], %[[Z]], inputPrecision = ieee
 // CHECK-NEXT: tt.return %[[D]]
 tt.func @broadcast_mul_sum_swapped(%x: tensor<16x8x1xf32>, %y: tensor<1x8x32xf32>) -> tensor<16x32xf32> {
   %1 = tt.broadcast %x : tensor<16x8x1xf32> -> tensor<16x8x32xf32>
