@@ -208,7 +208,8 @@ define("tt.print", "MemWrite",
        "operands: values; attrs prefix (StringAttr), hex (BoolAttr), isSigned "
        "(DenseArrayAttr i32, one per operand)")
 define("tt.assert", "MemWrite", "operand cond (i1 tensor or scalar); attr message")
-define("tt.assume", "", "operand i1: a fact the optimizer may use")
+define("llvm.intr.assume", "", "operand i1: a fact the optimizer may use (upstream's `tl.assume` "
+       "emits LLVM's assume op already in TTIR, printed `llvm.intr.assume %c : i1`)")
 
 # ------------------------------------------------------------------ ttg (TritonGPU)
 define("ttg.convert_layout", "Pure", "operand tensor; result same shape, another encoding")

@@ -45,7 +45,7 @@ def is_effect_free(op: Operation) -> bool:
         return bool(op.attr("pure", False))
     if "HasRecursiveEffects" in t:
         return all(is_effect_free(o) for r in op.regions for b in r.blocks for o in b)
-    return False  # unknown ops (tt.call, tt.assume, ...) may do anything
+    return False  # unknown ops (tt.call, llvm.intr.assume, ...) may do anything
 
 
 def may_write(op: Operation) -> bool:

@@ -741,8 +741,9 @@ def _is_terminator(op: Operation) -> bool:
 # ------------------------------------------------------------------ module context
 class ModuleContext:
     def __init__(self, module: Operation, capability: int = 90, line_info: bool = False,
-                 ptx_version: Optional[int] = None):
+                 ptx_version: Optional[int] = None, maxnreg: Optional[int] = None):
         from ...line_info import LineInfo
+        self.maxnreg = maxnreg
         self.module = module
         # The PTX ISA version ptxas will read (None: unknown, the newest's rules apply).
         self.ptx_version = ptx_version
