@@ -301,6 +301,8 @@ class ControlFlowMixin:
                               ("flatten", "tt.flatten"), ("warp_specialize", "tt.warp_specialize")):
                 if _unwrap_if_constexpr(getattr(it, key, False)):
                     attrs[attr] = UnitAttr()
+            if _unwrap_if_constexpr(it.disable_licm):
+                attrs["llvm.loop_annotation"] = licm_disabled()
         elif iterator_cls is range:
             if kwargs:
                 raise TypeError("range() takes no keyword arguments")
@@ -413,6 +415,8 @@ class ControlFlowMixin:
             self.set_value(name, v)
         cond = self.visit(node.test)
         if isinstance(cond, language.condition):  # hints only: the loop is the same
+            if _unwrap_if_constexpr(cond.disable_licm):
+                while_op.attributes["llvm.loop_annotation"] = licm_disabled()
             cond = cond.condition
         if not isinstance(cond, tensor):
             cond = self.semantic.to_tensor(bool(_unwrap_if_constexpr(cond)))
@@ -424,6 +428,13 @@ class ControlFlowMixin:
             self.set_value(name, v)
         self._visit_loop_body(node)
         self._finish_loop(names, init_vals, while_op, ip, liveins, outer_defs)
+
+
+def licm_disabled():
+    """Upstream's loop attribute for `disable_licm=True`; the lowerings turn it into LLVM's
+    `llvm.licm.disable` loop metadata."""
+    from ..ir.attrs import OpaqueAttr
+    return OpaqueAttr("#llvm.loop_annotation<licm = <disable = true>>")
 
 
 def _is_compile_time(v) -> bool:

@@ -59,8 +59,12 @@ def _elt(v) -> T.Type:
 # ------------------------------------------------------------------ constants
 @lowers("ub.poison")
 def _poison(ctx: FunctionContext, op) -> None:
-    t = op.result.type   # never read before it is overwritten: zeros
-    c = const(elem_type(t), 0)
+    # LLVM's poison, as upstream, frozen: a fixed value LLVM may pick (it folds it to
+    # whatever its users like best), so a path that computes with the value before it is
+    # overwritten, e.g. the fused loop's carried prologue values, is never undefined
+    # behaviour. One value serves every register.
+    t = op.result.type
+    c = ctx.e.pro(f"freeze {ltype(elem_type(t))} poison", "poison")
     ctx.set(op.result, [c] * ctx.num_regs(t) if isinstance(t, T.TensorType) else c)
 
 
