@@ -189,6 +189,12 @@ define("tt.scan", "Pure",
        "operands: N tensors; attrs axis (i32), reverse (bool); region like tt.reduce ending "
        "in tt.scan.return; results: N tensors of the operand shapes (inclusive scan)")
 define("tt.scan.return", "Pure Terminator", "operands: combined scalars")
+define("tt.map_elementwise", "Elementwise HasRecursiveEffects",
+       "operands: N tensors of one shape (or N scalars); attr pack (i32 P); one region, one "
+       "block taking P scalars per operand (operand i's j-th at i*P+j) and ending in "
+       "tt.map_elementwise.return with P scalars per result (result k's j-th at k*P+j); "
+       "results: tensors of the operands' shape (`tl.map_elementwise`)")
+define("tt.map_elementwise.return", "Pure Terminator", "operands: the mapped scalars")
 define("tt.dot", "Pure",
        "operands (a [M,K], b [K,N], c [M,N] accumulator); attrs inputPrecision (i32 "
        "INPUT_PRECISIONS), maxNumImpreciseAcc (i32); result [M,N] of c's type")

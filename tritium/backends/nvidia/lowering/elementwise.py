@@ -731,3 +731,24 @@ def _inline_asm(ctx, op) -> None:
                         outs[ri][g + j + q] = x
     for ri, res in enumerate(op.results):
         ctx.set(res, outs[ri] if tensor else outs[ri][0])
+
+
+@lowers("tt.map_elementwise")
+def _map_elementwise_op(ctx, op) -> None:
+    """`tl.map_elementwise`: the scalar region lowered once per group of `pack` registers a
+    thread holds (as upstream's), its control flow becoming per-thread branches."""
+    pack = int(op.attr("pack", 1) or 1)
+    tensor = isinstance(op.results[0].type, T.TensorType)
+    n = ctx.num_regs(op.results[0].type) if tensor else 1
+    if n % pack:
+        raise LoweringError(f"map_elementwise packs {pack} elements but a thread holds {n}")
+    cols = [ctx.regs(v, n) for v in op.operands]
+    outs: List[List[str]] = [[None] * n for _ in op.results]
+    block = op.regions[0].entry
+    for g in range(0, n, pack):
+        got = ctx.run_region(block, [col[g + j] for col in cols for j in range(pack)])
+        for k, out in enumerate(outs):
+            for j in range(pack):
+                out[g + j] = got[k * pack + j]
+    for r, out in zip(op.results, outs):
+        ctx.set(r, out if tensor else out[0])
