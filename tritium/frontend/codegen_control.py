@@ -11,7 +11,9 @@ import ast
 from typing import Any, Dict, List
 
 from .. import language
+from ..ir.attrs import OpaqueAttr
 from ..ir.core import Block
+from ..ir.ops import LICM_DISABLED, LOOP_ANNOTATION
 from ..language.core import _unwrap_if_constexpr, constexpr, tensor
 
 
@@ -302,7 +304,7 @@ class ControlFlowMixin:
                 if _unwrap_if_constexpr(getattr(it, key, False)):
                     attrs[attr] = UnitAttr()
             if _unwrap_if_constexpr(it.disable_licm):
-                attrs["llvm.loop_annotation"] = licm_disabled()
+                attrs[LOOP_ANNOTATION] = OpaqueAttr(LICM_DISABLED)
         elif iterator_cls is range:
             if kwargs:
                 raise TypeError("range() takes no keyword arguments")
@@ -416,7 +418,7 @@ class ControlFlowMixin:
         cond = self.visit(node.test)
         if isinstance(cond, language.condition):  # hints only: the loop is the same
             if _unwrap_if_constexpr(cond.disable_licm):
-                while_op.attributes["llvm.loop_annotation"] = licm_disabled()
+                while_op.attributes[LOOP_ANNOTATION] = OpaqueAttr(LICM_DISABLED)
             cond = cond.condition
         if not isinstance(cond, tensor):
             cond = self.semantic.to_tensor(bool(_unwrap_if_constexpr(cond)))
@@ -428,13 +430,6 @@ class ControlFlowMixin:
             self.set_value(name, v)
         self._visit_loop_body(node)
         self._finish_loop(names, init_vals, while_op, ip, liveins, outer_defs)
-
-
-def licm_disabled():
-    """Upstream's loop attribute for `disable_licm=True`; the lowerings turn it into LLVM's
-    `llvm.licm.disable` loop metadata."""
-    from ..ir.attrs import OpaqueAttr
-    return OpaqueAttr("#llvm.loop_annotation<licm = <disable = true>>")
 
 
 def _is_compile_time(v) -> bool:

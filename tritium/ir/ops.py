@@ -60,6 +60,14 @@ PADDING_OPTIONS = {"zero": 1, "nan": 2}  # PAD_ZERO=1, PAD_NAN=2
 DESCRIPTOR_REDUCE_KINDS = {"none": 0, "add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5,
                            "and": 6, "or": 7, "xor": 8}
 INPUT_PRECISIONS = {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4}
+# `disable_licm=True` on `tl.range` / `tl.condition`: upstream's attribute of the scf loop,
+# which the lowerings turn into LLVM's `llvm.licm.disable` loop metadata.
+LOOP_ANNOTATION = "llvm.loop_annotation"
+LICM_DISABLED = "#llvm.loop_annotation<licm = <disable = true>>"
+
+
+def licm_disabled(loop) -> bool:
+    return "licm = <disable = true>" in str(loop.attributes.get(LOOP_ANNOTATION, ""))
 
 # ------------------------------------------------------------------ builtin
 define("builtin.module", "IsolatedFromAbove", "one region, one block of tt.func ops; "

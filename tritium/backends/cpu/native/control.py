@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import List
 
 from ....ir import types as T
+from ....ir.ops import licm_disabled
 from .context import TV, Ctx, Unsupported, lowers, lty, mem_ty
 
 _EFFECTS = ("tt.store", "tt.atomic_rmw", "tt.atomic_cas", "tt.print", "tt.assert", "tt.call")
@@ -141,12 +142,6 @@ def _uniform_step(body, i: int):
     return None
 
 
-def _licm_disabled(loop) -> bool:
-    """Upstream's `llvm.loop_annotation = #llvm.loop_annotation<licm = <disable = true>>`
-    (`disable_licm=True` on `tl.range` / `tl.condition`)."""
-    return "licm = <disable = true>" in str(loop.attr("llvm.loop_annotation") or "")
-
-
 @lowers("scf.for")
 def _for(cx: Ctx, op):
     _before_region_op(cx, op)
@@ -186,7 +181,7 @@ def _for(cx: Ctx, op):
     cx.pending = saved
     nxt = cx.emit(f"add {ity} {iv}, {step}")
     cx.nloops += 1
-    cx.do(f"br label %{head}, {cx.loop_md(False, licm=not _licm_disabled(op))}")
+    cx.do(f"br label %{head}, {cx.loop_md(False, licm=not licm_disabled(op))}")
     cx.lines[at] = f"  {iv} = phi {ity} [ {lb}, %{pre} ], [ {nxt}, %{cx.block} ]"
     cx.start_block(done)
     for r, s in zip(op.results, slots):
@@ -243,7 +238,7 @@ def _while(cx: Ctx, op):
     write_slots(cx, carried, outs)
     cx.pending = saved
     cx.nloops += 1
-    cx.do(f"br label %{head}, {cx.loop_md(False, licm=not _licm_disabled(op))}")
+    cx.do(f"br label %{head}, {cx.loop_md(False, licm=not licm_disabled(op))}")
     cx.start_block(done)
     for r, s in zip(op.results, fwd):
         cx.vals[r] = s.read(cx)

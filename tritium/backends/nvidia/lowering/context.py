@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ....ir import types as T
 from ....ir.core import Block, Operation, Value
+from ....ir.ops import licm_disabled
 from ....gpu.linear_layout import LinearLayout
 
 REG, LANE, WARP, BLOCK = "register", "lane", "warp", "block"
@@ -769,8 +770,7 @@ class ModuleContext:
         `llvm.loop_annotation = #llvm.loop_annotation<licm = <disable = true>>` (from
         `tl.range(..., disable_licm=True)` / `tl.condition(..., disable_licm=True)`) becomes
         LLVM's `llvm.licm.disable`, which keeps LLVM's LICM from hoisting out of the loop."""
-        ann = loop.attr("llvm.loop_annotation")
-        if ann is None or "licm = <disable = true>" not in str(ann):
+        if not licm_disabled(loop):
             return ""
         if self._licm_off is None:
             self._licm_off = next(self.md_ids)

@@ -19,7 +19,7 @@ from ....ir.core import Operation, Value
 from ....ir.ops import ATOMIC_RMW_OPS, CACHE_MODIFIERS, EVICTION_POLICIES, MEM_SCOPES, MEM_SEMANTICS
 from ....passes.diagnostics import remark, remarks_on
 from .context import (LANE, REG, FunctionContext, bitwidth, elem_type,
-                      is_ptr, lowers, ltype, zero)
+                      is_ptr, lowers, ltype)
 
 _CACHE_NAMES = {v: k for k, v in CACHE_MODIFIERS.items()}
 _EVICT_NAMES = {v: k for k, v in EVICTION_POLICIES.items()}
