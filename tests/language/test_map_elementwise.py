@@ -15,6 +15,13 @@ CUDA90 = GPUTarget("cuda", 90, 32)
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
 
 
+@pytest.fixture(autouse=True)
+def compiled_for_real(tmp_path, monkeypatch):
+    # the compiled CPU path must lower the op itself, not fall back to the evaluator
+    monkeypatch.setenv("TRITIUM_CPU_NATIVE_STRICT", "1")
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+
+
 @tritium.jit
 def compare(x, y):
     if x < y:

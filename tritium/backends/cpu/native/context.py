@@ -489,7 +489,7 @@ class Ctx:
 
 
 TERMINATORS = {"scf.yield", "scf.condition", "tt.return", "tt.reduce.return",
-               "tt.scan.return"}
+               "tt.scan.return", "tt.map_elementwise.return"}
 
 
 def _bytes(ty: str) -> int:
