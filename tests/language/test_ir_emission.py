@@ -390,7 +390,7 @@ def test_debug_barrier_and_assume():
     env = Env()
     L.debug_barrier(_semantic=env.sem)
     L.assume(env.arg(tl.int1), _semantic=env.sem)
-    assert env.ops() == ["ttg.barrier", "tt.assume"]
+    assert env.ops() == ["ttg.barrier", "llvm.intr.assume"]
 
 
 def test_sanitize_overflow_only_in_debug():

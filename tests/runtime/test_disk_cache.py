@@ -336,7 +336,7 @@ def test_layout_matches_upstream(tmp_path):
     meta = json.loads((d / f"{name}.json").read_text())
     assert meta["hash"] == key and meta["name"] == name and meta["num_warps"] == 4
     assert meta["target"] == {"backend": "cuda", "arch": 90, "warp_size": 32}
-    assert meta["arch"] == "sm_90a" and meta["shared"] == 1024
+    assert meta["arch"] == "sm90" and meta["shared"] == 1024
     group = json.loads((d / f"__grp__{name}.json").read_text())
     children = group["child_paths"]
     assert set(children) == files - {f"__grp__{name}.json"}

@@ -11,7 +11,9 @@ import ast
 from typing import Any, Dict, List
 
 from .. import language
+from ..ir.attrs import OpaqueAttr
 from ..ir.core import Block
+from ..ir.ops import LICM_DISABLED, LOOP_ANNOTATION
 from ..language.core import _unwrap_if_constexpr, constexpr, tensor
 
 
@@ -301,6 +303,8 @@ class ControlFlowMixin:
                               ("flatten", "tt.flatten"), ("warp_specialize", "tt.warp_specialize")):
                 if _unwrap_if_constexpr(getattr(it, key, False)):
                     attrs[attr] = UnitAttr()
+            if _unwrap_if_constexpr(it.disable_licm):
+                attrs[LOOP_ANNOTATION] = OpaqueAttr(LICM_DISABLED)
         elif iterator_cls is range:
             if kwargs:
                 raise TypeError("range() takes no keyword arguments")
@@ -413,6 +417,8 @@ class ControlFlowMixin:
             self.set_value(name, v)
         cond = self.visit(node.test)
         if isinstance(cond, language.condition):  # hints only: the loop is the same
+            if _unwrap_if_constexpr(cond.disable_licm):
+                while_op.attributes[LOOP_ANNOTATION] = OpaqueAttr(LICM_DISABLED)
             cond = cond.condition
         if not isinstance(cond, tensor):
             cond = self.semantic.to_tensor(bool(_unwrap_if_constexpr(cond)))

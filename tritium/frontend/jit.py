@@ -30,6 +30,7 @@ from ..tensor_wrapper import (TensorWrapper, reinterpret,  # noqa: F401 (upstrea
                               type_canonicalisation_dict)
 
 KNOWN_OPTIONS = {"num_warps", "num_stages", "num_ctas", "maxnreg", "debug", "enable_fp_fusion",
+                 "enable_reflect_ftz",
                  "launch_cooperative_grid", "launch_pdl", "allowed_dot_input_precisions",
                  "default_dot_input_precision", "max_num_imprecise_acc_default",
                  "extern_libs", "sanitize_overflow", "arch", "supported_fp8_dtypes",

@@ -126,7 +126,8 @@ class CustomFormats:
         self.expect(":", "before the operand types")
         return [self.use(t, ty) for t, ty in zip(toks, self.type_list(len(toks)))]
 
-    @_format("tt.return", "scf.yield", "tt.reduce.return", "tt.scan.return")
+    @_format("tt.return", "scf.yield", "tt.reduce.return", "tt.scan.return", "llvm.intr.assume",
+             "tt.map_elementwise.return")
     def _return_like(self, name):
         attrs = self.parse_opt_attr_dict()
         toks = self.value_list()

@@ -60,6 +60,14 @@ PADDING_OPTIONS = {"zero": 1, "nan": 2}  # PAD_ZERO=1, PAD_NAN=2
 DESCRIPTOR_REDUCE_KINDS = {"none": 0, "add": 1, "min": 2, "max": 3, "inc": 4, "dec": 5,
                            "and": 6, "or": 7, "xor": 8}
 INPUT_PRECISIONS = {"tf32": 0, "tf32x3": 1, "ieee": 2, "bf16x3": 3, "bf16x6": 4}
+# `disable_licm=True` on `tl.range` / `tl.condition`: upstream's attribute of the scf loop,
+# which the lowerings turn into LLVM's `llvm.licm.disable` loop metadata.
+LOOP_ANNOTATION = "llvm.loop_annotation"
+LICM_DISABLED = "#llvm.loop_annotation<licm = <disable = true>>"
+
+
+def licm_disabled(loop) -> bool:
+    return "licm = <disable = true>" in str(loop.attributes.get(LOOP_ANNOTATION, ""))
 
 # ------------------------------------------------------------------ builtin
 define("builtin.module", "IsolatedFromAbove", "one region, one block of tt.func ops; "
@@ -189,6 +197,12 @@ define("tt.scan", "Pure",
        "operands: N tensors; attrs axis (i32), reverse (bool); region like tt.reduce ending "
        "in tt.scan.return; results: N tensors of the operand shapes (inclusive scan)")
 define("tt.scan.return", "Pure Terminator", "operands: combined scalars")
+define("tt.map_elementwise", "Elementwise HasRecursiveEffects",
+       "operands: N tensors of one shape (or N scalars); attr pack (i32 P); one region, one "
+       "block taking P scalars per operand (operand i's j-th at i*P+j) and ending in "
+       "tt.map_elementwise.return with P scalars per result (result k's j-th at k*P+j); "
+       "results: tensors of the operands' shape (`tl.map_elementwise`)")
+define("tt.map_elementwise.return", "Pure Terminator", "operands: the mapped scalars")
 define("tt.dot", "Pure",
        "operands (a [M,K], b [K,N], c [M,N] accumulator); attrs inputPrecision (i32 "
        "INPUT_PRECISIONS), maxNumImpreciseAcc (i32); result [M,N] of c's type")
@@ -208,7 +222,8 @@ define("tt.print", "MemWrite",
        "operands: values; attrs prefix (StringAttr), hex (BoolAttr), isSigned "
        "(DenseArrayAttr i32, one per operand)")
 define("tt.assert", "MemWrite", "operand cond (i1 tensor or scalar); attr message")
-define("tt.assume", "", "operand i1: a fact the optimizer may use")
+define("llvm.intr.assume", "", "operand i1: a fact the optimizer may use (upstream's `tl.assume` "
+       "emits LLVM's assume op already in TTIR, printed `llvm.intr.assume %c : i1`)")
 
 # ------------------------------------------------------------------ ttg (TritonGPU)
 define("ttg.convert_layout", "Pure", "operand tensor; result same shape, another encoding")

@@ -294,6 +294,14 @@ class Printer:
     def _p_tt_scan_return(self, op, depth):
         return f"tt.scan.return{self._attrs(op)}{self._typed_operands(op)}"
 
+    def _p_tt_map_elementwise_return(self, op, depth):
+        return f"tt.map_elementwise.return{self._attrs(op)}{self._typed_operands(op)}"
+
+    def _p_llvm_intr_assume(self, op, depth):
+        # upstream (LLVM dialect): $cond attr-dict `:` type($cond)
+        return f"llvm.intr.assume {self._ops(op)}{self._attrs(op)} : " + ", ".join(
+            str(v.type) for v in op.operands)
+
     def _p_scf_condition(self, op, depth):
         cond, *rest = op.operands
         text = f"scf.condition({self.namer(cond)}){self._attrs(op)}"

@@ -41,9 +41,10 @@ _COUNTS: Dict[str, tuple] = {  # name -> ((min, max) operands, (min, max) result
     "tt.atomic_rmw": ((2, 3), (1, 1)), "tt.atomic_cas": ((3, 3), (1, 1)),
     "tt.reduce": ((1, None), (1, None)), "tt.scan": ((1, None), (1, None)),
     "tt.reduce.return": (_ANY, (0, 0)), "tt.scan.return": (_ANY, (0, 0)),
+    "tt.map_elementwise": (_ANY, _ANY), "tt.map_elementwise.return": (_ANY, (0, 0)),
     "tt.dot": ((3, 3), (1, 1)), "tt.gather": ((2, 2), (1, 1)),
     "tt.extern_elementwise": (_ANY, (1, 1)), "tt.elementwise_inline_asm": (_ANY, _ANY),
-    "tt.print": (_ANY, (0, 0)), "tt.assert": ((1, 1), (0, 0)), "tt.assume": ((1, 1), (0, 0)),
+    "tt.print": (_ANY, (0, 0)), "tt.assert": ((1, 1), (0, 0)), "llvm.intr.assume": ((1, 1), (0, 0)),
     "ttg.local_alloc": ((0, 1), (1, 1)), "ttg.local_store": ((2, 2), (0, 0)),
     "ttg.local_dealloc": ((1, 1), (0, 0)), "ttg.barrier": ((0, 0), (0, 0)),
 }

@@ -367,7 +367,28 @@ def _reduce(op):
                      f"and element type {elts[i]}")
 
 
-@rule("tt.reduce.return", "tt.scan.return")
+@rule("tt.map_elementwise")
+def _map_elementwise(op):
+    pack = _attr_int(op, "pack")
+    if pack < 1:
+        fail(op, f"pack must be positive, found {pack}")
+    shapes = {tuple(x.type.shape) for x in list(op.operands) + list(op.results)}
+    if len(shapes) > 1:
+        fail(op, f"operands and results must have one shape, found {sorted(shapes)}")
+    region = op.regions[0]
+    if len(region.blocks) != 1:
+        fail(op, f"region must have exactly one block, found {len(region.blocks)}")
+    want = [x.type.element_type for x in op.operands for _ in range(pack)]
+    args = [a.type for a in region.blocks[0].args]
+    if args != want:
+        fail(op, f"region takes ({', '.join(map(str, args))}) but ({', '.join(map(str, want))})"
+                 f" are expected for pack {pack}")
+    _yield_types(op, 0, "tt.map_elementwise.return",
+                 [r.type.element_type for r in op.results for _ in range(pack)],
+                 "the results' element types are")
+
+
+@rule("tt.reduce.return", "tt.scan.return", "tt.map_elementwise.return")
 def _combine_return(op):
     parent = op.parent_op
     want = op.name[:-len(".return")]

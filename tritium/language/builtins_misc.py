@@ -179,7 +179,16 @@ for _fn in (reduce, associative_scan, histogram, gather):
 
 @builtin
 def map_elementwise(scalar_fn, *args, pack=1, _semantic=None, _generator=None):
-    raise NotImplementedError("tl.map_elementwise is not supported by tritium yet")
+    """Apply the @jit function `scalar_fn` to the elements of `args` (broadcast to one
+    shape) one at a time, so it may branch per element (where `tl.where` would evaluate
+    both sides). With `pack=P` it takes P consecutive elements of each argument and returns
+    P values per output. Returns one tensor, or a tuple when `scalar_fn` returns several."""
+    pack = _unwrap_if_constexpr(pack)
+    if isinstance(pack, bool) or not isinstance(pack, int) or pack < 1:
+        raise ValueError(f"pack must be a positive integer, got {pack!r}")
+    outs, single = _semantic.map_elementwise(
+        list(args), pack, lambda scalars: _call_combine(scalar_fn, scalars, _semantic, _generator))
+    return outs[0] if single else tl_tuple(outs)
 
 
 # ---------------------------------------------------------------------- compiler hints

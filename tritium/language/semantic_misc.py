@@ -40,7 +40,7 @@ class MiscMixin:
         return self._set_hint(x, "tt.constancy", values)
 
     def assume(self, cond: tensor) -> tensor:
-        return self._emit_void("tt.assume", [cond])
+        return self._emit_void("llvm.intr.assume", [cond])
 
     # ------------------------------------------------------------------ debugging
     def debug_barrier(self) -> tensor:

@@ -40,6 +40,50 @@ class ReduceMixin:
         finally:
             self.builder.restore_insertion_point(ip)
 
+    def map_elementwise(self, args: Sequence[tensor], pack: int,
+                        scalar_fn: Callable[[List[tensor]], object]):
+        """`tl.map_elementwise`: `scalar_fn` is called once, on scalar block arguments (`pack`
+        per input, input i's j-th at i*pack+j), to build the region; it returns `pack`
+        scalars per output (output k's j-th at k*pack+j), which give the result types.
+        Returns the result tensors and whether `scalar_fn` returned a single value."""
+        if not args:
+            raise ValueError("map_elementwise needs at least one tensor argument")
+        args = list(self.broadcast_tensors(*[self.to_tensor(a) for a in args]))
+        in_types = [a.type.scalar for a in args]
+        param_types = [t for t in in_types for _ in range(pack)]
+        # The region's block is filled before its op exists: the op's result types are
+        # what the scalar function returns.
+        block = Block([t.to_ir() for t in param_types])
+        ip = self.builder.get_insertion_point()
+        self.builder.set_insertion_point_to_end(block)
+        try:
+            results = scalar_fn([tensor(a, t) for a, t in zip(block.args, param_types)])
+            single = not isinstance(results, (tuple, list)) and not hasattr(results, "values")
+            results = [results] if single else list(getattr(results, "values", results))
+            results = [self.to_tensor(r) for r in results]
+            if len(results) % pack:
+                raise ValueError(f"map_elementwise with pack={pack}: the function returned "
+                                 f"{len(results)} values, not a multiple of {pack}")
+            for r in results:
+                if r.type.is_block():
+                    raise ValueError("map_elementwise's function must return scalars, got "
+                                     f"{r.type}")
+            out_types = [r.type for r in results[::pack]]
+            for k, t in enumerate(out_types):
+                got = [r.type for r in results[k * pack:(k + 1) * pack]]
+                if any(g != t for g in got):
+                    raise ValueError(f"map_elementwise with pack={pack}: output {k}'s "
+                                     f"values have different types {[str(g) for g in got]}")
+            self.builder.create("tt.map_elementwise.return", [r.handle for r in results], [])
+        finally:
+            self.builder.restore_insertion_point(ip)
+        shape = args[0].type.get_block_shapes() if args[0].type.is_block() else []
+        res_types = [tl.block_type(t, shape) if shape else t for t in out_types]
+        op = self.builder.create("tt.map_elementwise", [a.handle for a in args],
+                                 [t.to_ir() for t in res_types], {"pack": pack}, num_regions=1)
+        op.regions[0].add_block(block)
+        return [tensor(r, t) for r, t in zip(op.results, res_types)], single
+
     def reduction(self, inputs: Sequence[tensor], axis: Optional[int], region_builder_fn
                   ) -> Tuple[tensor, ...]:
         if axis is None:

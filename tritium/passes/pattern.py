@@ -20,7 +20,7 @@ from ..ir.types import TensorType, Type
 
 # Regions of these ops are kept self-contained: their combine bodies are lowered on their
 # own, so constants are not hoisted out of them and CSE does not reach into them.
-SCOPE_OPS = frozenset({"tt.reduce", "tt.scan"})
+SCOPE_OPS = frozenset({"tt.reduce", "tt.scan", "tt.map_elementwise"})
 _OPT_PURE = frozenset({"tt.extern_elementwise", "tt.elementwise_inline_asm"})
 _DIV_OPS = frozenset({"arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
                       "arith.ceildivsi", "arith.ceildivui", "arith.floordivsi"})
@@ -45,7 +45,7 @@ def is_effect_free(op: Operation) -> bool:
         return bool(op.attr("pure", False))
     if "HasRecursiveEffects" in t:
         return all(is_effect_free(o) for r in op.regions for b in r.blocks for o in b)
-    return False  # unknown ops (tt.call, tt.assume, ...) may do anything
+    return False  # unknown ops (tt.call, llvm.intr.assume, ...) may do anything
 
 
 def may_write(op: Operation) -> bool:

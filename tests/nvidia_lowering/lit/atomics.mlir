@@ -18,8 +18,8 @@ module attributes {"ttg.num-warps" = 4 : i32, "ttg.threads-per-warp" = 32 : i32}
   }
 }
 // LLIR: and i32 %{{.*}}, 112
-// LLIR: atom.global.acq_rel.gpu.add.f32
+// LLIR: atom.global.gpu.acq_rel.add.f32
 // LLIR: atom.global.acq_rel.gpu.cas.b32
-// PTX: atom.global.acq_rel.gpu.add.f32
+// PTX: atom.global.gpu.acq_rel.add.f32
 // PTX: atom.global.acq_rel.gpu.cas.b32
 // PTX: bar.sync

@@ -134,7 +134,7 @@ class block:
 
 
 _TERMINATORS = {"tt.return", "scf.yield", "scf.condition", "tt.reduce.return",
-                "tt.scan.return"}
+                "tt.scan.return", "tt.map_elementwise.return"}
 
 
 def _checked(i: int, n: int, what: str) -> int:

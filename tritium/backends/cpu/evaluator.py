@@ -26,6 +26,7 @@ Handler = Callable[..., object]
 FACTORIES: Dict[str, Callable[["PlanContext", Operation], Handler]] = {}
 
 TERMINATORS = {"scf.yield", "scf.condition", "tt.return", "tt.reduce.return",
+               "tt.map_elementwise.return",
                "tt.scan.return"}
 
 
@@ -220,7 +221,7 @@ def _load_op_modules() -> None:
     global _LOADED
     if not _LOADED:
         from . import (ops_arith, ops_math, ops_memory, ops_shape, ops_reduce,  # noqa: F401
-                       ops_dot, ops_control, ops_tensor_ptr, ops_inline_asm)
+                       ops_dot, ops_control, ops_tensor_ptr, ops_inline_asm, ops_map)
         _LOADED = True
 
 

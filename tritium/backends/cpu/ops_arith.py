@@ -396,7 +396,7 @@ def _identity(pc, op):
     return lambda env, x: x
 
 
-@register("tt.assume", "ttg.barrier")
+@register("llvm.intr.assume", "ttg.barrier")
 def _no_effect(pc, op):
     # Programs run in lock step op by op, so a barrier is already implied.
     return lambda env, *a: None

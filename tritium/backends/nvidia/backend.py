@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import os
+import re
 from dataclasses import dataclass, fields
 from typing import Any, Dict, Optional  # noqa: F401
 
@@ -28,6 +29,8 @@ class CUDAOptions:
     cluster_dims: tuple = (1, 1, 1)
     ptx_version: Optional[int] = None
     enable_fp_fusion: bool = True
+    # libdevice's flush-to-zero variants (`nvvm-reflect-ftz`), as upstream's option
+    enable_reflect_ftz: bool = True
     launch_cooperative_grid: bool = False
     launch_pdl: bool = False
     supported_fp8_dtypes: tuple = ("fp8e5", "fp8e4b15", "fp8e4nv")
@@ -37,7 +40,9 @@ class CUDAOptions:
     max_num_imprecise_acc_default: int = 2 ** 30  # Hopper's; parse_options lowers it elsewhere
     debug: bool = False
     sanitize_overflow: bool = True  # only takes effect with debug, as upstream
-    arch: str = "sm_90a"
+    # upstream's spelling, "sm90" (TRITON_OVERRIDE_ARCH / `arch=`): what the stages compile
+    # for, which may differ from the target's device (`ptx_arch` is ptxas' name for it)
+    arch: str = "sm90"
     backend_name: str = "cuda"
     # Bitcode libraries linked into kernels that call external functions, as upstream:
     # `(name, path)` pairs; libdevice's is always there (the one found when not given).
@@ -48,6 +53,17 @@ class CUDAOptions:
 
     def __str__(self) -> str:
         return str(tuple((f.name, getattr(self, f.name)) for f in fields(self)))
+
+    @property
+    def capability(self) -> int:
+        return parse_arch(self.arch)
+
+    @property
+    def ptx_arch(self) -> str:
+        """ptxas' and LLVM's name of the arch: sm_90a from Hopper on (its wgmma/TMA
+        instructions need the `a` features), sm_80 before."""
+        cap = self.capability
+        return f"sm_{cap}a" if cap >= 90 else f"sm_{cap}"
 
     def hash_items(self):
         return sorted((f.name, getattr(self, f.name)) for f in fields(self))
@@ -76,11 +92,22 @@ class CUDABackend(BaseBackend):
         return self._capability
 
     def parse_options(self, options: dict) -> CUDAOptions:
+        import tritium.knobs as knobs
         known = CUDAOptions.__dataclass_fields__
         opts = {k: v for k, v in dict(options).items() if k in known and v is not None}
         check_num_warps(opts)
-        cap = self.capability
-        opts.setdefault("arch", f"sm_{cap}a" if cap >= 90 else f"sm_{cap}")
+        # As upstream: the arch compiled for is TRITON_OVERRIDE_ARCH, else the `arch`
+        # option, else the target's; everything below follows it, not the device.
+        opts["arch"] = canonical_arch(opts.get("arch") or knobs.runtime.override_arch
+                                      or f"sm{self.capability}")
+        cap = parse_arch(opts["arch"])
+        if opts.get("num_ctas", 1) > 1 and cap < 90:
+            raise ValueError(f"num_ctas > 1 requires NVIDIA SM90+ (Hopper). Current target is "
+                             f"sm_{cap}. This configuration will fail. Please set num_ctas=1 "
+                             f"or target an SM90+ GPU.")
+        if cap < 89:  # fp8e4nv (e4m3) conversions need sm_89
+            opts.setdefault("supported_fp8_dtypes", ("fp8e4b15", "fp8e5"))
+        opts.setdefault("enable_fp_fusion", knobs.language.default_fp_fusion)
         # fp8 dots on Hopper accumulate in the tensor cores' own (reduced-precision) sums
         # unless asked otherwise, as upstream: a partial sum is added into an fp32
         # accumulator every max_num_imprecise_acc K elements.
@@ -138,35 +165,52 @@ class CUDABackend(BaseBackend):
     def make_ttir(self, module, metadata, options):
         from ...passes import make_ttir_pipeline
         from ...gpu import passes as _gpu_passes  # noqa: F401  (registers keep-tma-descriptors)
-        make_ttir_pipeline(rewrite_tensor_pointer=True, tma=self.capability >= 90).run(module)
+        make_ttir_pipeline(rewrite_tensor_pointer=True, tma=options.capability >= 90).run(module)
         return module
 
     def make_ttgir(self, module, options):
         from ...gpu.pipeline import make_ttgir
         return make_ttgir(module, num_warps=options.num_warps, threads_per_warp=32,
-                          num_ctas=options.num_ctas, target=f"cuda:{self.capability}",
+                          num_ctas=options.num_ctas, target=f"cuda:{options.capability}",
                           num_stages=options.num_stages)
 
     def make_llir(self, module, options):
         from .lowering import make_llir
         from .llvm import written_ptx_version
-        return make_llir(module, capability=self.capability,
-                         ptx_version=written_ptx_version(options.arch, options.ptx_version))
+        return make_llir(module, capability=options.capability,
+                         ptx_version=written_ptx_version(options.ptx_arch, options.ptx_version),
+                         maxnreg=options.maxnreg)
 
     def make_ptx(self, llir: str, options):
         from .llvm import llir_to_ptx
-        return llir_to_ptx(llir, arch=options.arch, ptx_version=options.ptx_version,
+        return llir_to_ptx(llir, arch=options.ptx_arch, ptx_version=options.ptx_version,
                            enable_fp_fusion=options.enable_fp_fusion,
+                           enable_reflect_ftz=options.enable_reflect_ftz,
                            extern_libs=options.extern_libs or ())
 
     def make_cubin(self, ptx: str, options):
         from .toolchain import make_cubin
-        return make_cubin(ptx, arch=options.arch, enable_fp_fusion=options.enable_fp_fusion,
+        return make_cubin(ptx, arch=options.ptx_arch, enable_fp_fusion=options.enable_fp_fusion,
                           maxnreg=options.maxnreg)
 
 
 _STAGE_METHODS = ("add_stages", "make_ttir", "make_ttgir", "make_llir", "make_ptx", "make_cubin")
 _OWN_STAGES = {name: CUDABackend.__dict__[name] for name in _STAGE_METHODS}
+
+
+_ARCH = re.compile(r"sm_?(\d+)a?")
+
+
+def parse_arch(arch: str) -> int:
+    """The compute capability of an arch name: upstream's "sm90" (also ptxas' "sm_90a")."""
+    m = _ARCH.fullmatch(str(arch))
+    if m is None:
+        raise ValueError(f"TRITON_OVERRIDE_ARCH must have the form ^sm(\\d+)$, got {arch!r}")
+    return int(m.group(1))
+
+
+def canonical_arch(arch: str) -> str:
+    return f"sm{parse_arch(arch)}"
 
 
 def extern_libs_option(value) -> tuple:

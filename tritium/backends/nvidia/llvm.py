@@ -204,14 +204,15 @@ def _link_extern_libs(llvm, mod, wanted: List[str], libs, data_layout: str) -> N
         wanted = [w for w in wanted if w not in defined]
 
 
-def _add_reflect_ftz_flag(llir: str) -> str:
+def _add_reflect_ftz_flag(llir: str, ftz: bool = True) -> str:
     """Add `nvvm-reflect-ftz = 1` (override) like upstream, so libdevice's
-    `__nvvm_reflect("__CUDA_FTZ")` folds to the flush-to-zero variants."""
+    `__nvvm_reflect("__CUDA_FTZ")` folds to the flush-to-zero variants (0: the IEEE
+    ones, upstream's `enable_reflect_ftz=False`)."""
     if "nvvm-reflect-ftz" in llir:
         return llir
     ids = [int(i) for i in _RE_MD_ID.findall(llir)]
     new = max(ids, default=-1) + 1
-    node = f'!{new} = !{{i32 4, !"nvvm-reflect-ftz", i32 1}}\n'
+    node = f'!{new} = !{{i32 4, !"nvvm-reflect-ftz", i32 {int(bool(ftz))}}}\n'
     m = re.search(r"^!llvm\.module\.flags\s*=\s*!\{(.*)\}\s*$", llir, re.M)
     if m:
         inner = m.group(1).strip()
@@ -319,7 +320,7 @@ def _fix_header(ptx: str, arch: str, version: Optional[int]) -> str:
 
 def llir_to_ptx(llir_text: str, arch: str = "sm_90a", ptx_version: Optional[int] = None,
                 enable_fp_fusion: bool = True, libdevice_path: Optional[str] = None,
-                extern_libs: Iterable = ()) -> str:
+                extern_libs: Iterable = (), enable_reflect_ftz: bool = True) -> str:
     """Compile LLVM IR text (kernels declared `define ptx_kernel void @k(...)`) to PTX.
     `extern_libs`: upstream's option, `(name, path)` pairs of bitcode files; "libdevice"
     names the libdevice to use, the others are linked when they define a function the
@@ -337,7 +338,7 @@ def llir_to_ptx(llir_text: str, arch: str = "sm_90a", ptx_version: Optional[int]
     kernels = kernel_names(llir_text)
     text = llir_text
     if nv_funcs:
-        text = _add_reflect_ftz_flag(text)
+        text = _add_reflect_ftz_flag(text, enable_reflect_ftz)
     if llvm.llvm_version_info[0] < 20:
         text = _legacy_kernels(text)
     with _lock:

@@ -257,6 +257,17 @@ def _out_of_resources(log: str) -> Optional[OutOfResources]:
     return OutOfResources(int(m.group(1), 16), int(m.group(2), 16), "shared memory")
 
 
+def _unknown_arch_hint(log: str, arch: str, ptxas: str) -> str:
+    """Why ptxas refused `--gpu-name`: CUDA 13 dropped sm_50..sm_72 (upstream Triton bundles
+    a CUDA 12 ptxas, which still has them)."""
+    if "is not defined for option 'gpu-name'" not in log:
+        return ""
+    v = tool_version(ptxas)
+    have = f"ptxas {v[0]}.{v[1]}" if v else "this ptxas"
+    return (f"{have} cannot assemble for {arch} (CUDA 13 dropped the architectures before "
+            f"sm_75): set TRITON_PTXAS_PATH to a CUDA 12 ptxas to compile for it.\n")
+
+
 def make_cubin(ptx: str, arch: str = "sm_90a", opt: Optional[int] = None, *,
                enable_fp_fusion: bool = True, lineinfo: bool = True, maxnreg: Optional[int] = None,
                options=(), ptxas: Optional[str] = None) -> Tuple[bytes, CubinInfo]:
@@ -300,6 +311,7 @@ def make_cubin(ptx: str, arch: str = "sm_90a", opt: Optional[int] = None, *,
         # Keep the directory: the PTX is the one artefact needed to report or
         # debug the failure, and the message tells where it is.
         raise PTXASError(f"{_failure_reason(proc.returncode)}\n`ptxas` output:\n{log.rstrip()}\n"
+                         f"{_unknown_arch_hint(log, arch, ptxas)}"
                          f"PTX kept at: {src}\nRepro command: {repro}\n")
     with open(out, "rb") as f:
         cubin = f.read()

@@ -245,9 +245,20 @@ def _to_fma(op: Operation) -> None:
     parent = d.encoding
     for i in (0, 1):
         v = op.operand(i)
+        if _is_fp8(v.type.element_type) and T.is_float(d):
+            # The FMA units have no fp8: as upstream, the operand is upcast to the
+            # accumulator's type first (exactly: every fp8 value is an f16/f32).
+            b = Builder.before_op_at_its_loc(op)
+            v = b.create1("tt.fp_to_fp", [v], T.TensorType(v.type.dims, d.element_type,
+                                                             v.type.encoding))
+            op.set_operand(i, v)
         want = DotOperandEncoding(i, parent, 0)
         if v.type.encoding != want:
             op.set_operand(i, insert_convert(v, want, op))
+
+
+def _is_fp8(t: T.Type) -> bool:
+    return isinstance(t, T.FloatType) and t.bitwidth == 8
 
 
 def accelerate_matmul(module: Operation) -> int:

@@ -91,8 +91,9 @@ def _explaining_backend(target: str):
         def make_llir(self, module, options):
             from ...backends.nvidia.lowering import make_llir
             from ...backends.nvidia.llvm import written_ptx_version
-            return make_llir(module, capability=self.capability, line_info=True,
-                             ptx_version=written_ptx_version(options.arch, options.ptx_version))
+            return make_llir(module, capability=options.capability, line_info=True,
+                             ptx_version=written_ptx_version(options.ptx_arch, options.ptx_version),
+                             maxnreg=options.maxnreg)
 
         def make_cubin(self, ptx, options):
             cubin, self.ptxas_info = super().make_cubin(ptx, options)

@@ -235,7 +235,7 @@ class Ctx:
     def br(self, label: str) -> None:
         self.do(f"br label %{label}")
 
-    def loop_md(self, vectorize: bool, interleave: int = 0) -> str:
+    def loop_md(self, vectorize: bool, interleave: int = 0, licm: bool = True) -> str:
         """Metadata for a loop's latch branch. Inner loops get an explicit vector width:
         it is what we want anyway (one SIMD register of 32-bit lanes), and it keeps LLVM 22's
         vectoriser off a cost-model path that trips an internal assertion (an abort, in the
@@ -252,6 +252,8 @@ class Ctx:
                 hints.append(f'!{{!"llvm.loop.interleave.count", i32 {interleave}}}')
         else:
             hints = ['!{!"llvm.loop.vectorize.enable", i1 false}']
+        if not licm:  # upstream's `disable_licm=True` (see scf_loop_md)
+            hints.append('!{!"llvm.licm.disable"}')
         ids = [next(self.md_ids) for _ in hints]
         self.meta.append(f'!{k} = distinct !{{!{k}, {", ".join(f"!{i}" for i in ids)}}}')
         self.meta += [f"!{i} = {h}" for i, h in zip(ids, hints)]
@@ -487,7 +489,7 @@ class Ctx:
 
 
 TERMINATORS = {"scf.yield", "scf.condition", "tt.return", "tt.reduce.return",
-               "tt.scan.return"}
+               "tt.scan.return", "tt.map_elementwise.return"}
 
 
 def _bytes(ty: str) -> int:

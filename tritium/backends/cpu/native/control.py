@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import List
 
 from ....ir import types as T
-from .context import TV, Ctx, Unsupported, lowers, lty, mem_ty
+from ....ir.ops import licm_disabled
+from .context import TV, Ctx, Unsupported, lowers, lty, mem_ty, operand_at
 
 _EFFECTS = ("tt.store", "tt.atomic_rmw", "tt.atomic_cas", "tt.print", "tt.assert", "tt.call")
 
@@ -180,7 +181,7 @@ def _for(cx: Ctx, op):
     cx.pending = saved
     nxt = cx.emit(f"add {ity} {iv}, {step}")
     cx.nloops += 1
-    cx.do(f"br label %{head}, {cx.loop_md(False)}")
+    cx.do(f"br label %{head}, {cx.loop_md(False, licm=not licm_disabled(op))}")
     cx.lines[at] = f"  {iv} = phi {ity} [ {lb}, %{pre} ], [ {nxt}, %{cx.block} ]"
     cx.start_block(done)
     for r, s in zip(op.results, slots):
@@ -237,7 +238,42 @@ def _while(cx: Ctx, op):
     write_slots(cx, carried, outs)
     cx.pending = saved
     cx.nloops += 1
-    cx.do(f"br label %{head}, {cx.loop_md(False)}")
+    cx.do(f"br label %{head}, {cx.loop_md(False, licm=not licm_disabled(op))}")
     cx.start_block(done)
     for r, s in zip(op.results, fwd):
         cx.vals[r] = s.read(cx)
+
+
+@lowers("tt.map_elementwise")
+def _map_elementwise(cx: Ctx, op):
+    """`tl.map_elementwise`: a scalar loop over the elements (groups of `pack` consecutive
+    ones along the last dim) running the region inline, branches and all, into result
+    buffers; the evaluator's grouping (row-major), so both paths agree."""
+    pack = int(op.attr("pack", 1) or 1)
+    block = op.regions[0].entry
+    ins = [cx.get(v) for v in op.operands]
+    rt = op.results[0].type
+    if not isinstance(rt, T.TensorType):
+        outs = cx.run_block(block, ins)
+        for r, v in zip(op.results, outs):
+            cx.vals[r] = v
+        return
+    shape = list(rt.shape)
+    if shape[-1] % pack:
+        raise Unsupported(f"map_elementwise: pack={pack} does not divide the last dim "
+                          f"{shape[-1]}")
+    bufs = [cx.new_buf(shape, r.type) for r in op.results]
+
+    def body(idx):
+        elems = [idx[:-1] + [idx[-1] if pack == 1 else
+                             cx.emit(f"add nuw nsw i32 {cx.emit(f'mul nuw nsw i32 {idx[-1]}, {pack}')}, {j}")]
+                 for j in range(pack)]
+        outs = cx.run_block(block, [operand_at(cx, x, e) for x in ins for e in elems])
+        for k, (r, buf) in enumerate(zip(op.results, bufs)):
+            for j, e in enumerate(elems):
+                cx.store_buf(buf, shape, r.type, e, outs[k * pack + j])
+
+    # scalar: the region's control flow is per element
+    cx.loops(shape[:-1] + [shape[-1] // pack], body, vectorize=False)
+    for r, buf in zip(op.results, bufs):
+        cx.vals[r] = TV(shape, r.type, buf=buf)

@@ -86,7 +86,7 @@ def _identity(cx: Ctx, op):
     cx.vals[op.results[0]] = cx.get(op.operand(0))
 
 
-@lowers("tt.assume", "ttg.barrier")
+@lowers("llvm.intr.assume", "ttg.barrier")
 def _nothing(cx: Ctx, op):
     pass
 

@@ -43,10 +43,12 @@ def shared_bytes(module: Operation) -> int:
 
 
 def make_llir(module: Operation, capability: int = 90, line_info: bool = False,
-              ptx_version: Optional[int] = None) -> Tuple[str, Dict[str, int]]:
+              ptx_version: Optional[int] = None, maxnreg: Optional[int] = None
+              ) -> Tuple[str, Dict[str, int]]:
     """`line_info=True` tags instructions with `!dbg` (see debug_info.py); `ptx_version`:
-    the PTX ISA version the PTX will carry (a ptxas quirk depends on it)."""
-    mctx = ModuleContext(module, capability, line_info, ptx_version)
+    the PTX ISA version the PTX will carry (a ptxas quirk depends on it); `maxnreg`: the
+    kernel's register cap (`.maxnreg` on its entry)."""
+    mctx = ModuleContext(module, capability, line_info, ptx_version, maxnreg)
     funcs = [op for op in module_body(module) if op.name == "tt.func"]
     for f in funcs:
         mctx.funcs[f.attr("sym_name")] = f

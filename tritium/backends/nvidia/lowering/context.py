@@ -13,12 +13,14 @@ and/shift/or instructions), the register part is a constant.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ....ir import types as T
 from ....ir.core import Block, Operation, Value
+from ....ir.ops import licm_disabled
 from ....gpu.linear_layout import LinearLayout
 
 REG, LANE, WARP, BLOCK = "register", "lane", "warp", "block"
@@ -171,6 +173,7 @@ class ModuleEmitter:
         self.functions: List[str] = []
         self._strings: Dict[str, str] = {}
         self.uses_smem = False
+        self.metadata: List[str] = []   # `!N = ...` lines (ids from ModuleContext.md_ids)
 
     def declare(self, name: str, text: str) -> None:
         self.decls.setdefault(name, text)
@@ -196,6 +199,7 @@ class ModuleEmitter:
         parts.extend(self.decls[k] for k in sorted(self.decls))
         parts.append("")
         parts.extend(self.functions)
+        parts.extend(self.metadata)
         return "\n".join(parts) + "\n"
 
 
@@ -256,8 +260,9 @@ class Emitter:
         self.lines.append(f"{label}:")
         self.block = label
 
-    def br(self, label: str) -> None:
-        self.emit(f"br label %{label}")
+    def br(self, label: str, loop_md: str = "") -> None:
+        """`loop_md`: a loop's latch carries its `!llvm.loop` hints (", !llvm.loop !N")."""
+        self.emit(f"br label %{label}{loop_md}")
 
     def cond_br(self, cond: str, t: str, f: str) -> None:
         self.emit(f"br i1 {cond}, label %{t}, label %{f}")
@@ -741,12 +746,16 @@ def _is_terminator(op: Operation) -> bool:
 # ------------------------------------------------------------------ module context
 class ModuleContext:
     def __init__(self, module: Operation, capability: int = 90, line_info: bool = False,
-                 ptx_version: Optional[int] = None):
+                 ptx_version: Optional[int] = None, maxnreg: Optional[int] = None):
         from ...line_info import LineInfo
+        self.maxnreg = maxnreg
         self.module = module
         # The PTX ISA version ptxas will read (None: unknown, the newest's rules apply).
         self.ptx_version = ptx_version
-        self.line_info = LineInfo() if line_info else None
+        # Metadata numbers, shared by the line table and the loops' hints so they never clash.
+        self.md_ids = itertools.count()
+        self.line_info = LineInfo(self.md_ids) if line_info else None
+        self._licm_off: Optional[int] = None
         self.capability = capability
         self.num_warps = int(module.attr("ttg.num-warps", 4) or 4)
         self.threads_per_warp = int(module.attr("ttg.threads-per-warp", 32) or 32)
@@ -755,6 +764,20 @@ class ModuleContext:
         self.out = ModuleEmitter()
         self.funcs: Dict[str, Operation] = {}
         self.max_smem = 0
+
+    def loop_md(self, loop: Operation) -> str:
+        """The `!llvm.loop` attachment of `loop`'s latch branch: upstream's
+        `llvm.loop_annotation = #llvm.loop_annotation<licm = <disable = true>>` (from
+        `tl.range(..., disable_licm=True)` / `tl.condition(..., disable_licm=True)`) becomes
+        LLVM's `llvm.licm.disable`, which keeps LLVM's LICM from hoisting out of the loop."""
+        if not licm_disabled(loop):
+            return ""
+        if self._licm_off is None:
+            self._licm_off = next(self.md_ids)
+            self.out.metadata.append(f'!{self._licm_off} = !{{!"llvm.licm.disable"}}')
+        loop_id = next(self.md_ids)  # distinct and self-referencing, as LLVM wants loop ids
+        self.out.metadata.append(f"!{loop_id} = distinct !{{!{loop_id}, !{self._licm_off}}}")
+        return f", !llvm.loop !{loop_id}"
 
 
 def combine_ops(ctx: FunctionContext, block: Block, acc: Sequence[str],

@@ -73,7 +73,7 @@ def _for(ctx: FunctionContext, op) -> None:
     ys = flatten(ctx, [ctx.get(v) for v in term.operands]) if term is not None else []
     nxt = e.bin("add", ivt, iv, step)
     latch = e.block
-    e.br(header)
+    e.br(header, ctx.mod.loop_md(op))
     e.fill(slot, _phis([iv] + phs, [ivt] + tys, [([lb] + inits, pre), ([nxt] + ys, latch)]))
     e.start_block(exit_)
     for r, v in zip(op.results, unflatten(ctx, init_types, phs)):
@@ -138,7 +138,7 @@ def _while(ctx: FunctionContext, op) -> None:
     yterm = ctx.lower_block(ablk)
     ys = flatten(ctx, [ctx.get(v) for v in yterm.operands]) if yterm is not None else []
     latch = e.block
-    e.br(before)
+    e.br(before, ctx.mod.loop_md(op))
     e.fill(slot, _phis(phs, tys, [(inits, pre), (ys, latch)]))
     e.start_block(exit_)
     for r, v in zip(op.results, fwd):

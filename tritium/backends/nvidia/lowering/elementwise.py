@@ -59,8 +59,12 @@ def _elt(v) -> T.Type:
 # ------------------------------------------------------------------ constants
 @lowers("ub.poison")
 def _poison(ctx: FunctionContext, op) -> None:
-    t = op.result.type   # never read before it is overwritten: zeros
-    c = const(elem_type(t), 0)
+    # LLVM's poison, as upstream, frozen: a fixed value LLVM may pick (it folds it to
+    # whatever its users like best), so a path that computes with the value before it is
+    # overwritten, e.g. the fused loop's carried prologue values, is never undefined
+    # behaviour. One value serves every register.
+    t = op.result.type
+    c = ctx.e.pro(f"freeze {ltype(elem_type(t))} poison", "poison")
     ctx.set(op.result, [c] * ctx.num_regs(t) if isinstance(t, T.TensorType) else c)
 
 
@@ -727,3 +731,24 @@ def _inline_asm(ctx, op) -> None:
                         outs[ri][g + j + q] = x
     for ri, res in enumerate(op.results):
         ctx.set(res, outs[ri] if tensor else outs[ri][0])
+
+
+@lowers("tt.map_elementwise")
+def _map_elementwise_op(ctx, op) -> None:
+    """`tl.map_elementwise`: the scalar region lowered once per group of `pack` registers a
+    thread holds (as upstream's), its control flow becoming per-thread branches."""
+    pack = int(op.attr("pack", 1) or 1)
+    tensor = isinstance(op.results[0].type, T.TensorType)
+    n = ctx.num_regs(op.results[0].type) if tensor else 1
+    if n % pack:
+        raise LoweringError(f"map_elementwise packs {pack} elements but a thread holds {n}")
+    cols = [ctx.regs(v, n) for v in op.operands]
+    outs: List[List[str]] = [[None] * n for _ in op.results]
+    block = op.regions[0].entry
+    for g in range(0, n, pack):
+        got = ctx.run_region(block, [col[g + j] for col in cols for j in range(pack)])
+        for k, out in enumerate(outs):
+            for j in range(pack):
+                out[g + j] = got[k * pack + j]
+    for r, out in zip(op.results, outs):
+        ctx.set(r, out if tensor else out[0])

@@ -33,7 +33,7 @@ def _num_programs(ctx: FunctionContext, op) -> None:
     ctx.set(op.result, _sreg(ctx, "nctaid", int(op.attr("axis", 0))))
 
 
-@lowers("tt.assume")
+@lowers("llvm.intr.assume")
 def _assume(ctx: FunctionContext, op) -> None:
     c = ctx.get(op.operands[0])
     if isinstance(c, list):
@@ -376,8 +376,11 @@ def lower_function(mctx: ModuleContext, func: Operation) -> None:
         nt = 32 * mctx.num_warps
         # reqntid (exactly this many threads, as upstream) rather than maxntid: ptxas then
         # knows the block size, not just a bound, when it allocates registers.
+        # maxnreg (upstream's option) as LLVM's "nvvm.maxnreg": `.maxnreg N` on the entry,
+        # never on the noinline device functions it calls.
+        cap = f' "nvvm.maxnreg"="{int(mctx.maxnreg)}"' if mctx.maxnreg else ""
         head = (f'define ptx_kernel void @{_sym(name)}({", ".join(params)}) '
-                f'"nvvm.reqntid"="{nt}" {{')
+                f'"nvvm.reqntid"="{nt}"{cap} {{')
     else:
         ret = "void" if not rtys else rtys[0] if len(rtys) == 1 else "{ " + ", ".join(rtys) + " }"
         head = f'define internal {ret} @{_sym(name)}({", ".join(params)}) {{'
