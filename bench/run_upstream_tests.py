@@ -122,6 +122,11 @@ def _last_error_line(output: str) -> str:
     return _first_line(lines[-1]) if lines else ""
 
 
+def _has_forked() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("pytest_forked") is not None
+
+
 def run_file(root: str, rel: str, device: str, limit: float, extra: list[str],
              deadline: float | None = None, sample: int = 0, shard: str = "",
              out: str | None = None) -> dict:
@@ -137,6 +142,11 @@ def run_file(root: str, rel: str, device: str, limit: float, extra: list[str],
                "-o", "junit_family=xunit1", "--tb=short", rel]
         if os.path.exists(os.path.join(root, "conftest.py")):
             cmd += ["--device", device]
+        if rel.endswith("test_debug.py") and device == "cuda" and _has_forked():
+            # Every test in its own process, not only the `forked`-marked ones: a kernel
+            # launched by an unmarked test (test_static_assert's constexpr-only kernel runs on
+            # the GPU, as upstream's) initialises CUDA in the parent, which a fork cannot use.
+            cmd += ["--forked"]
         cmd += extra
         start = time.time()
         stop = start + limit if deadline is None else min(start + limit, deadline)
