@@ -7,14 +7,12 @@ str(options)`), compiles on a miss and launches.
 """
 from __future__ import annotations
 
-import ast
 import functools
 import hashlib
 import inspect
 import sys
-import textwrap
 from collections import defaultdict
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List
 
 from ..compiler import ASTSource, compile as compile_source, make_backend
 from ..compiler.source import replace_callables
@@ -22,6 +20,7 @@ from ..runtime.dispatch import active_backend, cpu_backend
 from ..runtime.errors_launch import check_grid
 from ..runtime import _async_compile, launch_hooks
 from ..runtime.interface import KernelInterface
+from .jit_callable import JITCallable
 from ..knobs import pipeline_hook_maybe_set
 from .preload import (DeviceCaches, KernelCache, jit_function_registry, preload,
                       public_device, serialize_specialization_data)
@@ -106,49 +105,29 @@ def _normalize_indices(spec, params, fn_name):
     return out
 
 
-class JITFunction(KernelInterface):
+class JITFunction(JITCallable, KernelInterface):
     """A `@jit` function. Upstream's public attributes are kept (`fn`, `src`, `arg_names`,
-    `params`, `cache`, `cache_key`, `__name__`)."""
+    `params`, `cache`, `cache_key`, `__name__`); the source side is `JITCallable`'s."""
 
     def __init__(self, fn: Callable, version=None, do_not_specialize=None,
                  do_not_specialize_on_alignment=None, debug=None, noinline=None, repr=None,
                  launch_metadata=None):
-        self.fn = fn
-        self.module = fn.__module__
+        raw = list(inspect.signature(fn).parameters.values())
+        dns = _normalize_indices(do_not_specialize, raw, fn.__name__)
+        dnsa = _normalize_indices(do_not_specialize_on_alignment, raw, fn.__name__)
+        super().__init__(fn)
         self.version = version
-        self.__name__ = fn.__name__
-        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
-        self.__doc__ = fn.__doc__
-        self.__globals__ = fn.__globals__
         self.debug = debug
         self.noinline = bool(noinline)
         self._repr = repr
-        self._fn_name = f"{fn.__module__}.{self.__qualname__}"
         self.launch_metadata = launch_metadata
-        signature = self.signature = inspect.signature(fn)  # upstream's attribute
-        raw = list(signature.parameters.values())
-        dns = _normalize_indices(do_not_specialize, raw, fn.__name__)
-        dnsa = _normalize_indices(do_not_specialize_on_alignment, raw, fn.__name__)
         self.params = [KernelParam(i, p, i in dns, i in dnsa) for i, p in enumerate(raw)]
         self.arg_names = [p.name for p in self.params]
         self.constexprs = [p.num for p in self.params if p.is_constexpr]
-        try:
-            src = textwrap.dedent(inspect.getsource(fn))
-            self.file_name = inspect.getsourcefile(fn) or "<unknown>"
-            lines, start = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as e:
-            raise ValueError(f"@jit needs the source of {fn.__name__}: {e}") from None
-        # The source starts at the `def` line: decorators are not part of the kernel.
-        src = src[src.find("def"):] if not src.lstrip().startswith("def") else src.lstrip()
-        self.src = src
-        self.starting_line_number = start + next(
-            (i for i, line in enumerate(lines) if line.lstrip().startswith("def")), 0)
         self._fast_cache: Dict[tuple, Any] = {}
         self.cache: Dict[Any, Dict[str, Any]] = defaultdict(   # picklable (Inductor)
             functools.partial(KernelCache, self._fast_cache))
         jit_function_registry[f"{self.module}:{self.__qualname__}"] = self
-        self.hash: Optional[str] = None
-        self.used_global_vals: Dict[tuple, Any] = {}
         self._binder = None
         self._launch_fn = None
         self.pre_run_hooks: List[Callable] = []
@@ -157,52 +136,6 @@ class JITFunction(KernelInterface):
         self.interpret = knobs.interpret()
         self._last_specialization: Dict[Any, tuple] = {}
         functools_update(self, fn)
-
-    # ------------------------------------------------------------------ source
-    def parse(self) -> ast.Module:
-        # Parsed once per source text: every compile of the kernel and of each kernel that
-        # calls it asks again (Inductor's flex attention: 14 parses a compile). Nothing
-        # writes into the tree (loop_jumps rewrites a copy), so one tree serves all.
-        src = self.src
-        cached = getattr(self, "_parsed", None)
-        if cached is not None and cached[0] is src:
-            return cached[1]
-        tree = ast.parse(src)
-        if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
-            raise ValueError("a @jit function's source must be a single function definition")
-        self._parsed = (src, tree)
-        return tree
-
-    def get_global_scope(self) -> Dict[str, Any]:
-        scope = dict(self.fn.__globals__)
-        closure = self.fn.__closure__
-        if closure:
-            for name, cell in zip(self.fn.__code__.co_freevars, closure):
-                try:
-                    scope[name] = cell.cell_contents
-                except ValueError:
-                    pass
-        return scope
-
-    @property
-    def cache_key(self) -> str:
-        """Hash of the source and of everything it depends on (callees, constexpr globals)."""
-        if self.hash is None:
-            from .dependencies import dependencies_key
-            self.hash = dependencies_key(self)
-        return self.hash
-
-    def __hash__(self):
-        # As upstream's JITCallable: a kernel taking this function as a constexpr argument
-        # keys its fast cache by it, so a changed source (`_unsafe_update_src`) misses.
-        return hash(self.cache_key)
-
-    def _unsafe_update_src(self, new_src: str) -> None:
-        """Upstream's one way to change a kernel's source (tools, tests): later compiles and
-        `cache_key` use it. As upstream, callers' `hash` is the caller's to reset, and
-        kernels already compiled stay in the in-memory cache."""
-        self.src = new_src
-        self.hash = None
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")

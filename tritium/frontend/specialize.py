@@ -162,6 +162,32 @@ def _spec_tensordesc(arg, is_const, specialize_value, align):
     return got
 
 
+def _spec_gluon_tensordesc(arg, is_const, specialize_value, align):
+    """Gluon's host descriptor: upstream's key adds the shared layout's repr,
+    `tensordesc<fp16[64, 64],NVMMASharedLayout(...)>` (made once per dtype, block, layout)."""
+    dt = getattr(arg.base, "dtype", None)
+    if dt is None:
+        dt = _tensor_dtype(arg.base)
+    lookup = (dt, arg.layout, *arg.block_shape)
+    try:
+        return _TENSORDESC_KEYS[lookup]
+    except (KeyError, TypeError):
+        pass
+    got = (f"tensordesc<{dtype_string(dt)}{list(arg.block_shape)},{arg.layout!r}>", None)
+    try:
+        if len(_TENSORDESC_KEYS) < 4096:
+            _TENSORDESC_KEYS[lookup] = got
+    except TypeError:
+        pass
+    return got
+
+
+def _is_gluon_descriptor(arg) -> bool:
+    # Loaded only here, on the first argument of a type with no handler yet.
+    from ..experimental.gluon.nvidia.hopper import TensorDescriptor
+    return isinstance(arg, TensorDescriptor)
+
+
 def _spec_tuple(arg, is_const, specialize_value, align):
     """Upstream's key for a tuple (or NamedTuple) argument: the same structure twice, once
     of the elements' type strings and once of their keys; `()` for an empty tuple."""
@@ -183,7 +209,7 @@ def handler_for(arg):
 def _specialize_slow(arg, is_const, specialize_value, align):
     from ..language.core import constexpr
     from ..language.dtypes import dtype as tl_dtype
-    from .jit import JITFunction
+    from .jit_callable import JITCallable
     if isinstance(arg, bool):
         return _spec_bool(arg, is_const, specialize_value, align)
     if isinstance(arg, int):
@@ -194,11 +220,14 @@ def _specialize_slow(arg, is_const, specialize_value, align):
         return ("constexpr", arg.value)
     if isinstance(arg, tl_dtype):
         return ("constexpr", arg)
-    if isinstance(arg, JITFunction):
+    if isinstance(arg, JITCallable):
         return ("constexpr", arg)
     if isinstance(arg, tuple):  # NamedTuples, torch.Size
         _HANDLERS[type(arg)] = _spec_tuple
         return _spec_tuple(arg, is_const, specialize_value, align)
+    if hasattr(arg, "layout") and _is_gluon_descriptor(arg):
+        _HANDLERS[type(arg)] = _spec_gluon_tensordesc
+        return _spec_gluon_tensordesc(arg, is_const, specialize_value, align)
     if type(arg).__name__ == "TensorDescriptor" and hasattr(arg, "block_shape"):
         _HANDLERS[type(arg)] = _spec_tensordesc
         return _spec_tensordesc(arg, is_const, specialize_value, align)
@@ -285,7 +314,7 @@ def native_specialize_impl(backend, arg: Any, is_const: bool = False,
     `get_tensor_specialization`); None where upstream's key is None (unspecialised values,
     bools, floats). torch builds `ASTSource` attrs for user-defined kernels through it."""
     from ..language.core import constexpr
-    from .jit import JITFunction
+    from .jit_callable import JITCallable
     if arg is None:
         return ("constexpr", None)
     if isinstance(arg, bool):
@@ -297,7 +326,7 @@ def native_specialize_impl(backend, arg: Any, is_const: bool = False,
         return (_int_type(int(arg)), key)
     if isinstance(arg, float):
         return ("fp32", None)
-    if isinstance(arg, JITFunction):
+    if isinstance(arg, JITCallable):
         return ("constexpr", arg.cache_key)
     if isinstance(arg, constexpr):
         return ("constexpr", arg)

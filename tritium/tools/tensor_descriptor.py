@@ -52,6 +52,39 @@ def _element_strides(tensor) -> List[int]:
     return [s // size for s in tensor.strides]
 
 
+def check_descriptor(base, shape: List[int], strides: List[int], block_shape: List[int],
+                     padding: str) -> None:
+    """The checks every TMA descriptor passes (this one and Gluon's host descriptor)."""
+    rank = len(shape)
+    _require(len(strides) == rank, f"rank mismatch: shape {shape} has {rank} dims but "
+                                   f"strides {strides} has {len(strides)}")
+    _require(len(block_shape) == rank, f"rank mismatch: shape {shape} has {rank} dims but "
+                                       f"block_shape {block_shape} has {len(block_shape)}")
+    _require(rank > 0, "rank must not be zero")
+    _require(rank <= 5, f"rank cannot be more than 5 (shape {shape} has {rank} dims)")
+    ty = type(base)
+    if f"{ty.__module__}.{ty.__name__}" not in ("torch.FakeTensor", "torch.FunctionalTensor"):
+        addr = _address(base)
+        _require(addr % 16 == 0, f"base must be 16-byte aligned, but its address {addr:#x} "
+                                 f"is {addr % 16} bytes past a multiple of 16")
+    for i, b in enumerate(block_shape):
+        _require(b > 0 and b & (b - 1) == 0,
+                 f"block_shape[{i}] = {b} must be a power of 2")
+    _require(strides[-1] == 1, f"Last dimension must be contiguous, but strides[-1] "
+                               f"is {strides[-1]} (must be 1)")
+    elem_bytes = _itemsize(base)
+    for i, stride in enumerate(strides[:-1]):
+        _require(stride * elem_bytes % 16 == 0,
+                 f"strides must be 16-byte aligned, but strides[{i}] = {stride} elements "
+                 f"of {elem_bytes} bytes is {stride * elem_bytes} bytes")
+    _require(padding in ("zero", "nan"),
+             f"Illegal value for padding: {padding!r} (expected 'zero' or 'nan')")
+    if padding == "nan":
+        from ..frontend.specialize import _tensor_dtype, dtype_string
+        _require(dtype_string(_tensor_dtype(base)).startswith(("fp", "bf")),
+                 "padding 'nan' needs a floating-point tensor")
+
+
 @dataclass
 class TensorDescriptor:
     base: Any
@@ -64,36 +97,7 @@ class TensorDescriptor:
         self.shape = [int(s) for s in self.shape]
         self.strides = [int(s) for s in self.strides]
         self.block_shape = [int(b) for b in self.block_shape]
-        rank = len(self.shape)
-        _require(len(self.strides) == rank, f"rank mismatch: shape {self.shape} has {rank} "
-                                            f"dims but strides {self.strides} has "
-                                            f"{len(self.strides)}")
-        _require(len(self.block_shape) == rank, f"rank mismatch: shape {self.shape} has {rank} "
-                                                f"dims but block_shape {self.block_shape} has "
-                                                f"{len(self.block_shape)}")
-        _require(rank > 0, "rank must not be zero")
-        _require(rank <= 5, f"rank cannot be more than 5 (shape {self.shape} has {rank} dims)")
-        ty = type(self.base)
-        if f"{ty.__module__}.{ty.__name__}" not in ("torch.FakeTensor", "torch.FunctionalTensor"):
-            addr = _address(self.base)
-            _require(addr % 16 == 0, f"base must be 16-byte aligned, but its address {addr:#x} "
-                                     f"is {addr % 16} bytes past a multiple of 16")
-        for i, b in enumerate(self.block_shape):
-            _require(b > 0 and b & (b - 1) == 0,
-                     f"block_shape[{i}] = {b} must be a power of 2")
-        _require(self.strides[-1] == 1, f"Last dimension must be contiguous, but strides[-1] "
-                                        f"is {self.strides[-1]} (must be 1)")
-        elem_bytes = _itemsize(self.base)
-        for i, stride in enumerate(self.strides[:-1]):
-            _require(stride * elem_bytes % 16 == 0,
-                     f"strides must be 16-byte aligned, but strides[{i}] = {stride} elements "
-                     f"of {elem_bytes} bytes is {stride * elem_bytes} bytes")
-        _require(self.padding in ("zero", "nan"),
-                 f"Illegal value for padding: {self.padding!r} (expected 'zero' or 'nan')")
-        if self.padding == "nan":
-            from ..frontend.specialize import _tensor_dtype, dtype_string
-            _require(dtype_string(_tensor_dtype(self.base)).startswith(("fp", "bf")),
-                     "padding 'nan' needs a floating-point tensor")
+        check_descriptor(self.base, self.shape, self.strides, self.block_shape, self.padding)
 
     @staticmethod
     def from_tensor(tensor: Any, block_shape: List[int], padding="zero") -> "TensorDescriptor":
@@ -102,4 +106,4 @@ class TensorDescriptor:
                                 block_shape, padding)
 
 
-__all__ = ["TensorDescriptor", "TensorDescriptorError"]
+__all__ = ["TensorDescriptor", "TensorDescriptorError", "check_descriptor"]
