@@ -225,12 +225,11 @@ def _specialize_slow(arg, is_const, specialize_value, align):
     if isinstance(arg, tuple):  # NamedTuples, torch.Size
         _HANDLERS[type(arg)] = _spec_tuple
         return _spec_tuple(arg, is_const, specialize_value, align)
-    if hasattr(arg, "layout") and _is_gluon_descriptor(arg):
-        _HANDLERS[type(arg)] = _spec_gluon_tensordesc
-        return _spec_gluon_tensordesc(arg, is_const, specialize_value, align)
     if type(arg).__name__ == "TensorDescriptor" and hasattr(arg, "block_shape"):
-        _HANDLERS[type(arg)] = _spec_tensordesc
-        return _spec_tensordesc(arg, is_const, specialize_value, align)
+        # tools' descriptor or Gluon's (same class name; Gluon's key adds its layout)
+        handler = _spec_gluon_tensordesc if _is_gluon_descriptor(arg) else _spec_tensordesc
+        _HANDLERS[type(arg)] = handler
+        return handler(arg, is_const, specialize_value, align)
     if hasattr(arg, "data_ptr") or hasattr(arg, "__cuda_array_interface__") or \
             hasattr(arg, "__array_interface__"):
         handler = _spec_torch if _is_torch_tensor(arg) else _spec_tensor
