@@ -6,7 +6,7 @@ function makes, which imports the output needs), so the same input always gives 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, MutableSet
+from collections.abc import Iterable, Iterator, MutableSet, Set
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -58,6 +58,13 @@ class ordered_set(MutableSet[T]):
     def __add__(self, other: Iterable[T]) -> ordered_set[T]:
         """This set's elements, then `other`'s that are new."""
         return ordered_set(itertools.chain(self, other))
+
+    def __and__(self, other: Iterable[object]) -> ordered_set[T]:
+        """In this set's order (the mixin's would follow `other`'s)."""
+        if not isinstance(other, Iterable):
+            return NotImplemented
+        keep = other if isinstance(other, (Set, dict)) else set(other)
+        return ordered_set(x for x in self if x in keep)
 
     def copy(self) -> ordered_set[T]:
         return ordered_set(self)
