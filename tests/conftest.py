@@ -62,3 +62,11 @@ def pytest_configure(config):
 def cpu_path(request, monkeypatch):
     monkeypatch.setenv("TRITIUM_CPU_PATH", request.param)
     return request.param
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    """A test of its own TRITON_CACHE_DIR: compiles and autotuning results (which persist by
+    default) stay out of the user's cache and out of other tests'. Modules take it with
+    `pytestmark = pytest.mark.usefixtures("private_cache")`."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))

@@ -17,6 +17,8 @@ import tritium.language as tl
 from tritium.backends.cpu.compiler import NoUsage
 from tritium.compiler import ASTSource, CompiledKernel, GPUTarget, compile
 
+pytestmark = pytest.mark.usefixtures("private_cache")
+
 CPU = GPUTarget("cpu", 0, 32)
 
 
@@ -29,11 +31,6 @@ def axpy(X, Y, Out, n, alpha, BLOCK: tl.constexpr):
 
 SIG = {"X": "*fp32", "Y": "*fp32", "Out": "*fp32", "n": "i32", "alpha": "fp32",
        "BLOCK": "constexpr"}
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.mark.parametrize("debug", [False, True])  # debug=True: the evaluator's single stage

@@ -11,6 +11,8 @@ from tritium.backends.nvidia.toolchain import find_ptxas
 from tritium.compiler import (ASTSource, CompiledKernel, GPUTarget, IRSource, IRSourceError,
                               StageError, compile)
 
+pytestmark = pytest.mark.usefixtures("private_cache")
+
 CUDA90 = GPUTarget("cuda", 90, 32)
 CPU = GPUTarget("cpu", 0, 32)
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
@@ -27,11 +29,6 @@ def scale_add(X, Y, Out, n, alpha, BLOCK: tl.constexpr):
 
 SIG = {"X": "*fp32", "Y": "*fp32", "Out": "*fp32", "n": "i32", "alpha": "fp32",
        "BLOCK": "constexpr"}
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @needs_ptxas

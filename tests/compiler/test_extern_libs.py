@@ -11,6 +11,8 @@ from tritium.backends.nvidia.toolchain import find_ptxas
 from tritium.compiler import ASTSource, GPUTarget, compile
 from tritium.language.builtins_misc import extern, extern_elementwise
 
+pytestmark = pytest.mark.usefixtures("private_cache")
+
 CUDA90 = GPUTarget("cuda", 90, 32)
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
 
@@ -43,11 +45,6 @@ def ext_kernel(X, Y, O, n, BLOCK: tl.constexpr):
 
 
 SIG = {"X": "*fp32", "Y": "*fp32", "O": "*fp32", "n": "i32", "BLOCK": "constexpr"}
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ import tritium.language as tl
 from tritium.backends.nvidia.toolchain import find_ptxas
 from tritium.compiler import ASTSource, GPUTarget, IRSourceError, compile
 
+pytestmark = pytest.mark.usefixtures("private_cache")
+
 CUDA90 = GPUTarget("cuda", 90, 32)
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
 NVIDIA_STAGES = ["ttir", "ttgir", "llir", "ptx", "cubin"]
@@ -30,11 +32,6 @@ def scaled(Y, X, n, F: tl.constexpr, BLOCK: tl.constexpr):
 
 
 SIG = {"Y": "*fp32", "X": "*fp32", "n": "i32", "F": "constexpr", "BLOCK": "constexpr"}
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def _src(factor, block=128):

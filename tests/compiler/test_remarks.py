@@ -11,12 +11,8 @@ from tritium.backends.nvidia.toolchain import find_ptxas
 from tritium.compiler import ASTSource, GPUTarget, compile
 
 CUDA90 = GPUTarget("cuda", 90, 32)
-pytestmark = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = [pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed"),
+              pytest.mark.usefixtures("private_cache")]
 
 
 @tritium.jit

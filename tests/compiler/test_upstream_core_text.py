@@ -16,12 +16,8 @@ from tritium.errors import PTXASError
 CUDA90 = GPUTarget("cuda", 90, 32)
 CPU = GPUTarget("cpu", 0, 32)
 needs_ptxas = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
-pytestmark = needs_ptxas
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = [needs_ptxas,
+              pytest.mark.usefixtures("private_cache")]
 
 
 def _cuda(fn, sig, consts=None, **options):

@@ -10,6 +10,8 @@ import pytest
 import tritium as triton
 import tritium.language as tl
 
+pytestmark = pytest.mark.usefixtures("private_cache")
+
 
 def test_compat_install_makes_triton_resolve_to_tritium(tmp_path):
     # In a fresh interpreter, so an installed upstream triton cannot interfere.
@@ -44,12 +46,6 @@ def test_compat_install_makes_triton_resolve_to_tritium(tmp_path):
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    """Autotuning results persist by default: keep them out of the user's cache."""
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
 
 
 @triton.jit

@@ -16,12 +16,8 @@ from tritium.compiler import ASTSource, GPUTarget, compile
 from tritium.ir.parser import parse_module
 
 CUDA90 = GPUTarget("cuda", 90, 32)
-pytestmark = pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed")
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+pytestmark = [pytest.mark.skipif(find_ptxas() is None, reason="ptxas is not installed"),
+              pytest.mark.usefixtures("private_cache")]
 
 
 # upstream's test_optimize_thread_locality kernel (OP picks what upstream patches in: 0 sum,

@@ -22,9 +22,8 @@ CONFIGS = [triton.Config({"BLOCK": 32}), triton.Config({"BLOCK": 64}, num_warps=
 
 
 @pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
+def clean_autotune_env(private_cache, monkeypatch):
     """Results persist by default: each test gets its own cache directory."""
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
     for var in ("TRITON_CACHE_AUTOTUNING", "TRITON_PRINT_AUTOTUNING", "TRITIUM_AUTOTUNE_PROGRESS"):
         monkeypatch.delenv(var, raising=False)
 

@@ -9,8 +9,9 @@ import pytest
 
 from tritium.runtime import build
 
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
-                                reason="needs a C compiler")
+pytestmark = [pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
+                                 reason="needs a C compiler"),
+              pytest.mark.usefixtures("private_cache")]
 
 EXT = """
 #include <Python.h>
@@ -23,11 +24,6 @@ static PyMethodDef M[] = {{"add", add, METH_VARARGS, ""}, {NULL, NULL, 0, NULL}}
 static struct PyModuleDef D = {PyModuleDef_HEAD_INIT, "NAME", NULL, -1, M};
 PyMODINIT_FUNC PyInit_NAME(void) { return PyModule_Create(&D); }
 """
-
-
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def _src(name, offset):
