@@ -36,7 +36,9 @@ _DOTS = ("tt.dot", "tt.dot_scaled", "ttng.warp_group_dot", "ttng.tc_gen5_mma")
 
 
 def has_dot(loop: Operation) -> bool:
-    return any(op.name in _DOTS for top in loop.regions[0].entry for op in top.walk())
+    """A dot among the body's own ops (upstream looks no deeper: a dot in a branch does not
+    stop the rule)."""
+    return any(op.name in _DOTS for op in loop.regions[0].entry)
 
 
 def nodot_loads(loop: Operation, info, copy_bits) -> List[Operation]:
