@@ -32,6 +32,9 @@ read: with async wgmma a barrier after the `warp_group_dot_wait(1)` of every war
 orders the refill after all those reads (synchronous dots finished before the barrier at
 the top of the iteration). Loops that do not match the pattern are left alone (and still
 run correctly).
+
+A loop with its own `num_stages` and no dot has its plain loads pipelined the same way (one
+commit group per iteration, each tile read back by a `ttg.local_load`): pipeline_nodot.py.
 """
 from __future__ import annotations
 
@@ -47,6 +50,7 @@ from .pipeline_branches import (branch_bytes, fold_acc_reset, is_zero_const, rea
                                 wait_in_branches)
 from .pipeline_indirect import (clone_predicated, early_ops, early_outputs, slice_ops,
                                 writes_global)
+from .pipeline_nodot import has_dot, nodot_loads, nodot_ring_types
 
 __all__ = ["SoftwarePipeline", "pipeline_loops"]
 
@@ -62,10 +66,18 @@ def _block_args_used(ops: List[Operation], body: Block) -> Set[Value]:
 
 
 class _Candidate:
-    def __init__(self, load: Operation, alloc: Operation, dot: Operation,
+    """A load to pipeline: staged by `alloc` for `dot`, or (both None) a load of a dot-less
+    loop, read back from its slot by a `ttg.local_load` (pipeline_nodot.py)."""
+
+    def __init__(self, load: Operation, alloc: Optional[Operation], dot: Optional[Operation],
                  trans: Optional[Operation] = None):
         self.load, self.alloc, self.dot, self.trans = load, alloc, dot, trans
         self.tma = load.name == "tt.descriptor_load"
+
+    @property
+    def anchor(self) -> Operation:
+        """Where the tile is consumed: its slot's view (and wait) go right before it."""
+        return self.alloc if self.alloc is not None else self.load
 
     @property
     def addr_operands(self) -> List[Value]:
@@ -206,18 +218,24 @@ def async_modes(loop: Operation, cands: List[_Candidate]) -> Dict[Operation, str
     return modes
 
 
-def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
+def pipeline_loop(loop: Operation, num_stages: int, info, explicit: bool = False) -> bool:
+    """`explicit`: the loop's own `tt.num_stages` set the count, which (as upstream) also
+    pipelines the loads of a loop without dots."""
     if num_stages <= 1:
         return False
     body = loop.regions[0].entry
     term = body.last
     cands = _candidates(loop, info)
+    nodot = not cands and explicit and not has_dot(loop)
+    if nodot:
+        cands = [_Candidate(ld, None, None) for ld in nodot_loads(loop, info, _copy_bits)]
     if not cands:
         return False
     iv = body.args[0]
     roots = [v for c in cands for v in c.addr_operands]
-    # Index-table reads in the addresses run ahead with them, unless the loop writes memory.
-    loads_ok = not writes_global(body)
+    # Index-table reads in the addresses run ahead with them, unless the loop writes memory
+    # (a dot-less loop's loads read no loaded address: nodot_loads).
+    loads_ok = not writes_global(body) and not nodot
     addr_ops = slice_ops(body, roots, loads_ok)
     if addr_ops is None:
         return False
@@ -253,7 +271,9 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
                      for c in cands) + 8 * sum(c.tma for c in cands)
     NB = num_stages
     extra = branch_bytes(loop)
-    if extra:
+    if nodot:
+        pass  # uncapped, as upstream: too many stages fail to load with OutOfResources
+    elif extra:
         # A fused loop's epilogue (its TMA store buffer, its layout conversions) lives
         # beside the rings: fewer slots rather than a kernel that cannot launch.
         while NB > 2 and tile_bytes * NB + extra > SMEM_LIMIT:
@@ -263,13 +283,15 @@ def pipeline_loop(loop: Operation, num_stages: int, info) -> bool:
         D = NB - 1
     elif tile_bytes * NB > SMEM_BUDGET:
         return False
-    modes = async_modes(loop, cands)
+    modes = {} if nodot else async_modes(loop, cands)
     _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes)
     return True
 
 
 def _ring_types(c: _Candidate, NB: int):
     """(ring type, slot type, the dot's view type or None) of a candidate."""
+    if c.dot is None:
+        return nodot_ring_types(c.load, NB) + (None,)
     if c.tma:
         from ..tma import tma_block
         tb = tma_block(c.load.operand(0).type.block)
@@ -307,7 +329,8 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
     # Copies are issued in the order the dots use them, one cp.async group per dot, so each
     # dot waits only for its own tiles (attention's V keeps landing under Q K^T + softmax).
     pos = {op: i for i, op in enumerate(body)}
-    cands = sorted(cands, key=lambda c: (pos[c.dot], c.dot.operand(0) is not c.alloc.results[0]))
+    cands = sorted(cands, key=lambda c: (pos[c.dot], c.dot.operand(0) is not c.alloc.results[0])
+                   if c.dot is not None else (pos[c.load], False))
     tmas = [c for c in cands if c.tma]
     last_cp = {c.dot: c for c in cands if not c.tma}
     cp_dots = list(last_cp)
@@ -429,26 +452,35 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
     ib.loc = loop.loc
     G = len(cp_dots)
     waited = set()
+    loaded: List[Operation] = []
     for c, buf, (_, st, view_t) in zip(cands, bufs, types):
         if not c.tma and c.dot not in waited:
             # Groups younger than this dot's: later dots' of this iteration, and all of the
             # D-1 iterations issued ahead.
             waited.add(c.dot)
-            first = min((x.alloc for x in cands if x.dot is c.dot and not x.tma), key=pos.get)
+            first = min((x.anchor for x in cands if x.dot is c.dot and not x.tma), key=pos.get)
             Builder.before_op_at_its_loc(first).create(
                 "ttg.async_wait", [], [], {"num": (G - 1 - cp_dots.index(c.dot)) + G * (D - 1)})
         # The tile's view (for TMA, after the wait on its slot's barrier) goes where the tile
         # was staged: later tiles keep landing under earlier dots.
-        wb = Builder.before_op_at_its_loc(c.alloc)
+        wb = Builder.before_op_at_its_loc(c.anchor)
         view = wb.create1("ttg.memdesc_index", [buf, ext], st)
         if c.tma:
             bar = wb.create1("ttg.memdesc_index", [bars[c], ext], one_bar)
             wb.create("ttng.wait_barrier", [bar, phase], [])
         if view_t is not None:
             view = wb.create1("ttg.memdesc_trans", [view], view_t, {"order": [1, 0]})
-        c.alloc.results[0].replace_all_uses_with(view)
+        if c.dot is None:
+            # A dot-less load: its tile read back in its own layout (no barrier after it:
+            # the slot is refilled an iteration later, after the next wait's barrier).
+            got = wb.create1("ttg.local_load", [view], c.load.results[0].type)
+            c.load.results[0].replace_all_uses_with(got)
+            loaded.append(got.owner_op)
+        else:
+            c.alloc.results[0].replace_all_uses_with(view)
     dots = [op for op in nbody if op.name == "ttng.warp_group_dot"]
-    last = dots[-1]
+    # The next copies are issued after the last dot, or after the last tile read back.
+    last = dots[-1] if dots else loaded[-1]
     for d, mode in modes.items():
         d.attributes["isAsync"] = BoolAttr(True)
         if mode == "chain":
@@ -502,7 +534,8 @@ def _rewrite(loop, cands, addr_ops, carried, adv_ops, in_place, D, NB, modes) ->
     nxt.append(ib.create1("arith.select", [wraps[0], flipped, phase], i32))
     term.set_operands(list(term.operands) + nxt)
     for c in cands:
-        c.alloc.erase()
+        if c.alloc is not None:
+            c.alloc.erase()
         for op in reversed(c.ops):
             op.erase()
     # after the loop
@@ -563,8 +596,9 @@ def pipeline_loops(module: Operation, num_stages: int = 3) -> int:
         if any(o.name == "scf.for" for o in loop.regions[0].entry):
             continue  # innermost loops only
         fold_acc_reset(loop.regions[0].entry)
+        explicit = loop.attr("tt.num_stages", None) is not None
         stages = int(loop.attr("tt.num_stages", num_stages) or num_stages)
-        n += pipeline_loop(loop, stages, info)
+        n += pipeline_loop(loop, stages, info, explicit)
     return n
 
 
