@@ -3,8 +3,11 @@ stages after TTIR run in a worker process. What a worker makes must be what the 
 thread would have made (every stage's text, the cubin, the metadata), errors autotuners
 catch must arrive by class, and anything else must fall back to compiling here. No GPU
 needed: sm_90a, local ptxas."""
+import os
 import pickle
+import signal
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -71,8 +74,10 @@ class _HoldHere:
     """Keeps this process's own compile slots taken, so the next compile goes to a worker."""
 
     def __enter__(self):
-        for _ in range(workers.HERE_SLOTS):
-            assert workers._pool().acquire() is None
+        pool = workers._pool()
+        with pool.cond:
+            assert pool.here_busy == 0
+            pool.here_busy = workers.HERE_SLOTS
         return self
 
     def __exit__(self, *exc):
@@ -109,20 +114,40 @@ def test_threads_compile_alike_and_some_in_workers(fresh):
     assert workers.stats["handed_off"] > before
 
 
+def _wait_ready(pool, n):
+    deadline = time.monotonic() + 60
+    while sum(w.is_ready() for w in pool.idle) < n:
+        assert time.monotonic() < deadline, "workers did not start"
+        time.sleep(0.02)
+
+
 @needs_ptxas
 def test_a_lost_worker_means_compiling_here(fresh):
+    pool = workers._pool()
     with _HoldHere():
-        worker = workers._pool().acquire()  # started now; killed before it is used
-        worker.proc.kill()
-        worker.proc.wait()
-        workers._pool().release(worker, True)  # not kept: it is dead
+        pool.release(pool.acquire(), True)  # starts both workers
+        _wait_ready(pool, 2)
+        for w in pool.idle:  # killed before they are used: every pipe now ends
+            os.kill(_worker_pid(w), signal.SIGKILL)
         fallbacks = workers.stats["fallbacks"]
-        pool = workers._pool()
-        pool.idle.append(worker)   # handed out as if it were alive
-        pool.started += 1
         kernel = _compile(CONFIGS[1])
     assert workers.stats["fallbacks"] == fallbacks + 1
+    assert pool.started == 1  # the dead one handed out is not kept
     _same(kernel, _compile(CONFIGS[1]))
+
+
+def _worker_pid(worker):
+    """A worker's pid: the zygote's child whose pipe is this worker's (read from /proc)."""
+    import glob
+    ino = os.fstat(worker.out.fileno()).st_ino
+    for fd in glob.glob(f"/proc/[0-9]*/fd/{worker.out.fileno()}") + glob.glob("/proc/[0-9]*/fd/*"):
+        try:
+            if os.readlink(fd) == f"pipe:[{ino}]" and int(fd.split("/")[2]) not in \
+                    (os.getpid(), worker.zygote.proc.pid):
+                return int(fd.split("/")[2])
+        except OSError:
+            continue
+    raise AssertionError("worker process not found")
 
 
 @needs_ptxas
@@ -213,9 +238,9 @@ def test_ptxas_runs_without_holding_a_slot_here(fresh, monkeypatch):
 
 @needs_ptxas
 def test_a_worker_that_cannot_start_means_compiling_here(fresh, monkeypatch):
-    def cannot(env):
+    def cannot(n):
         raise OSError("no interpreter to start")
-    monkeypatch.setattr(workers, "_Worker", cannot)
+    monkeypatch.setattr(workers, "_start_workers", cannot)
     before = dict(workers.stats)
     with _HoldHere():
         kernel = _compile(CONFIGS[2])
@@ -250,3 +275,50 @@ def test_a_worker_sees_the_environment_as_it_is_now(fresh, monkeypatch):
     assert tree_here.asm["ptx"] != fold_here.asm["ptx"]  # the switch matters for this kernel
     _same(tree_here, tree_there)
     _same(fold_here, fold_there)
+
+
+def test_the_first_overflow_starts_the_whole_pool(fresh, monkeypatch):
+    """A burst's first overflow starts every worker at once (one zygote, forked), so later
+    compiles of the burst find them started and warm rather than each waiting for its own
+    start."""
+    monkeypatch.setenv("TRITIUM_COMPILE_WORKERS", "3")
+    pool = workers._pool()
+    with _HoldHere():
+        mine = pool.acquire()
+        assert mine is not None and pool.started == 3 and len(pool.idle) == 2
+        assert {w.zygote for w in pool.idle} == {mine.zygote}
+        pool.release(mine, True)
+        _wait_ready(pool, 3)
+        # warm workers come before this process's own slots (its GIL stays with frontends)
+    warm = pool.acquire()
+    assert warm is not None and pool.here_busy == 0
+    pool.release(warm, True)
+
+
+def test_a_pool_thread_prestarts_the_workers(fresh, monkeypatch):
+    """The first compile on a thread other than the main one starts the workers in the
+    background, before any compile overflows; the main thread's compiles start none."""
+    monkeypatch.setenv("TRITIUM_COMPILE_WORKERS", "2")
+    backend = CUDABackend(TARGET)
+    pool = workers._pool()
+    workers.prestart(backend, "ttir")
+    assert pool.started == 0
+    t = threading.Thread(target=workers.prestart, args=(backend, "ttir"))
+    t.start()
+    t.join()
+    assert pool.started == 2
+    _wait_ready(pool, 2)
+    workers.prestart(backend, "ttir")  # nothing more to start
+    assert pool.started == 2 and len(pool.idle) == 2
+
+
+def test_a_failed_prestart_leaves_the_pool_empty(fresh, monkeypatch):
+    def cannot(n):
+        raise OSError("out of processes")
+    monkeypatch.setattr(workers, "_start_workers", cannot)
+    pool = workers._pool()
+    pool.prestart()
+    deadline = time.monotonic() + 10
+    while pool.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pool.started == 0 and pool.idle == []

@@ -135,6 +135,43 @@ def test_changed_global_is_detected():
         CHANGING = old
 
 
+def test_a_changed_global_is_detected_on_launches_with_options(monkeypatch):
+    """Launch options (`num_warps=`) no longer leave the generated launch path; the globals
+    check is on it too: a global rebound to an equal constexpr passes, a changed one (or
+    one changed in place) raises, whichever path the launch takes."""
+    global CHANGING
+
+    @triton.jit
+    def k(x_ptr, B: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, B), tl.full((B,), CHANGING, tl.int32))
+
+    from tritium.knobs import pipeline_hook_maybe_set
+    was = pipeline_hook_maybe_set[0]
+    pipeline_hook_maybe_set[0] = False  # (an earlier test's hook sends launches to `run`)
+    x = np.zeros(4, np.int32)
+    k[(1,)](x, B=4, num_warps=2)
+    calls = []
+    real_run = type(k).run
+    monkeypatch.setattr(type(k), "run", lambda self, *a, **kw: calls.append(1) or
+                        real_run(self, *a, **kw))
+    x[:] = 0
+    k[(1,)](x, B=4, num_warps=2)  # cached: the generated path, not `run`
+    assert calls == [] and (x == 4).all()
+    old = CHANGING
+    try:
+        CHANGING = tl.constexpr(4)  # another object, the same value: no complaint
+        k[(1,)](x, B=4, num_warps=2)
+        CHANGING.value = 6          # changed in place
+        with pytest.raises(RuntimeError, match="Global variable CHANGING has changed"):
+            k[(1,)](x, B=4, num_warps=2)
+        CHANGING = tl.constexpr(7)  # rebound to another value
+        with pytest.raises(RuntimeError, match="Global variable CHANGING has changed"):
+            k[(1,)](x, B=4, num_warps=2)
+    finally:
+        CHANGING = old
+        pipeline_hook_maybe_set[0] = was
+
+
 DTYPE_GLOBAL = tl.int32
 
 

@@ -207,6 +207,8 @@ class _Compilation:
             if kernel is not None:
                 self.ir_us = _us_since(t0)
                 return kernel
+        if self._portable():  # (a compile on a pool thread: start the workers meanwhile)
+            workers.prestart(self.backend, src.ext)
         product = src.make_ir(self.target, options, None, None, None)
         used = src.used_global_vals
         self.ir_us = _us_since(t0)

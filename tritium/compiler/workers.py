@@ -104,6 +104,19 @@ def claim(backend, src_ext: str) -> Claim:
         return Claim(None, None)
 
 
+def prestart(backend, src_ext: str) -> None:
+    """A compile is starting on a thread other than the main one (Inductor's precompile
+    pool; a burst is likely): start the workers in the background, so they have imported
+    the compiler by the time the burst's TTIRs are made. Compiles on the main thread start
+    none ahead (one kernel at a time needs no workers)."""
+    if threading.current_thread() is threading.main_thread() or \
+            not portable(backend, src_ext):
+        return
+    pool = _pool()
+    if pool.started < max_workers():
+        pool.prestart()
+
+
 # -- the calling side ---------------------------------------------------------------------
 
 class WorkerFailed(Exception):
@@ -159,29 +172,35 @@ def _restore_arg_names(module, names: List[Optional[str]]) -> None:
         a.name_hint = n
 
 
+_READY = "ready"  # a worker's first message: imported and warm, requests are served at once
+
+
 class _Worker:
-    def __init__(self, env: Dict[str, str]):
-        self.env = env
-        to_child_r, to_child_w = os.pipe()
-        from_child_r, from_child_w = os.pipe()
-        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        code = (f"import sys; sys.path.insert(0, {root!r}); "
-                f"from tritium.compiler.workers import serve; "
-                f"serve({to_child_r}, {from_child_w})")
-        try:
-            self.proc = subprocess.Popen([sys.executable, "-c", code], env=env,
-                                         pass_fds=(to_child_r, from_child_w),
-                                         stdin=subprocess.DEVNULL, stdout=_stderr_fd(),
-                                         close_fds=True)
-        finally:
-            os.close(to_child_r)
-            os.close(from_child_w)
-        self.out = Connection(to_child_w, readable=False)
-        self.inp = Connection(from_child_r, writable=False)
+    """This process's end of one worker's two pipes. The worker itself is a child of the
+    pool's zygote (below), so there is no process handle here: a dead worker shows as a
+    closed pipe, which the caller turns into compiling here."""
+
+    def __init__(self, out: Connection, inp: Connection, zygote: "_Zygote"):
+        self.out, self.inp, self.zygote = out, inp, zygote
+        self.ready = False
+
+    def is_ready(self) -> bool:
+        """Whether its start-up is over (reads the ready message if it has arrived)."""
+        if not self.ready:
+            try:
+                if self.inp.poll(0):
+                    self.ready = self.inp.recv() == _READY
+            except (EOFError, OSError):
+                return False
+        return self.ready
 
     def call(self, request):
         self.out.send(request)
-        return self.inp.recv()  # blocks in os.read: the GIL is free meanwhile
+        if not self.ready:  # blocks in os.read: the GIL is free meanwhile
+            if self.inp.recv() != _READY:
+                raise WorkerFailed("compile worker did not start")
+            self.ready = True
+        return self.inp.recv()
 
     def close(self) -> None:
         for c in (self.out, self.inp):
@@ -189,11 +208,55 @@ class _Worker:
                 c.close()
             except OSError:
                 pass
+        self.zygote.one_closed()
+
+
+class _Zygote:
+    """One interpreter started per batch of workers: it imports the compiler once and forks
+    a worker per pipe pair, so starting N workers costs this process one spawn (under
+    the GIL, while the burst's other threads want it too), not N, and each worker starts
+    with the imports done."""
+
+    def __init__(self, n: int, env: Dict[str, str]):
+        pipes = [(os.pipe(), os.pipe()) for _ in range(n)]  # (to child, from child)
+        child_fds = [(to[0], back[1]) for to, back in pipes]
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        code = (f"import sys; sys.path.insert(0, {root!r}); "
+                f"from tritium.compiler.workers import zygote; zygote({child_fds!r})")
+        # One BLAS thread: the zygote forks, and a process with threads should not.
+        env = dict(env, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            self.proc = subprocess.Popen([sys.executable, "-c", code], env=env,
+                                         pass_fds=[fd for pair in child_fds for fd in pair],
+                                         stdin=subprocess.DEVNULL, stdout=_stderr_fd(),
+                                         close_fds=True)
+        except BaseException:
+            for to, back in pipes:
+                for fd in (*to, *back):
+                    os.close(fd)
+            raise
+        for to, back in pipes:
+            os.close(to[0])
+            os.close(back[1])
+        self.open = n
+        self.lock = threading.Lock()
+        self.workers = [_Worker(Connection(to[1], readable=False),
+                                Connection(back[0], writable=False), self) for to, back in pipes]
+
+    def one_closed(self) -> None:
+        with self.lock:
+            self.open -= 1
+            last = self.open == 0
+        if last:  # every worker's pipe is closed: they exit, and so does the zygote
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def _start_workers(n: int) -> List[_Worker]:
+    return _Zygote(n, dict(os.environ)).workers
 
 
 def _stderr_fd():
@@ -213,26 +276,60 @@ class _Pool:
         self.here_busy = 0  # compiles running their later stages in this process
 
     def acquire(self) -> Optional[_Worker]:
-        """None: compile here (this process had a free slot); else a worker, idle or new."""
-        new = False
+        """None: compile here; else a worker. In order: a warm idle worker (this process's
+        GIL stays with the burst's frontends), a free slot here, a worker still starting,
+        starting the whole pool, waiting.
+
+        The first compile that finds no worker starts every worker the pool may have, not
+        just its own: overflow means a burst (Inductor precompiles one choice per core at
+        once), and each start is ~0.3-0.5 s of imports the burst's later compiles should
+        not wait for in turn. `prestart` does the same earlier, in the background."""
         with self.cond:
             while True:
+                for i in range(len(self.idle) - 1, -1, -1):
+                    if self.idle[i].is_ready():
+                        return self.idle.pop(i)
                 if self.here_busy < HERE_SLOTS:
                     self.here_busy += 1
                     return None
                 if self.idle:
                     return self.idle.pop()
-                if self.started < max_workers():
-                    self.started += 1
+                missing = max_workers() - self.started
+                if missing > 0:
+                    self.started += missing
                     break
                 self.cond.wait()
         try:
-            return _Worker(dict(os.environ))
+            started = _start_workers(missing)
         except BaseException:
             with self.cond:
-                self.started -= 1
-                self.cond.notify()
+                self.started -= missing
+                self.cond.notify_all()
             raise
+        with self.cond:
+            self.idle.extend(started[1:])
+            self.cond.notify_all()
+        return started[0]
+
+    def prestart(self) -> None:
+        """Start the missing workers now from another thread (a burst is beginning: their
+        imports overlap its frontends). Failures are not reported: `acquire` tries again."""
+        with self.cond:
+            missing = max_workers() - self.started
+            if missing <= 0:
+                return
+            self.started += missing
+
+        def start():
+            try:
+                started = _start_workers(missing)
+            except Exception:  # noqa: BLE001  (acquire will try, and fall back, itself)
+                started = []
+            with self.cond:
+                self.started -= missing - len(started)
+                self.idle.extend(started)
+                self.cond.notify_all()
+        threading.Thread(target=start, name="tritium-compile-workers", daemon=True).start()
 
     def release(self, worker: Optional[_Worker], ok: bool) -> None:
         if worker is None:
@@ -240,14 +337,13 @@ class _Pool:
                 self.here_busy -= 1
                 self.cond.notify()
             return
-        keep = ok and worker.proc.poll() is None
         with self.cond:
-            if keep:
+            if ok:
                 self.idle.append(worker)
             else:
                 self.started -= 1
             self.cond.notify()
-        if not keep:
+        if not ok:
             worker.close()
 
     def close(self) -> None:
@@ -287,17 +383,50 @@ if hasattr(os, "register_at_fork"):
 
 def shutdown() -> None:
     """Stop the idle workers (tests; a later hand-off starts new ones)."""
+    global _the_pool
     if _the_pool is not None:
         _the_pool.close()
+        _the_pool = None  # (a worker still out with a caller goes back to the old pool)
 
 
 # -- the worker side -----------------------------------------------------------------------
+
+def zygote(fd_pairs: List[Tuple[int, int]]) -> None:
+    """Import and warm up once, then fork one worker per (request, reply) pipe pair; wait
+    for them all, so the caller's handle outlives its workers."""
+    _warm_up()
+    import warnings
+    warnings.filterwarnings("ignore", category=DeprecationWarning)  # fork(): no threads here
+    every_fd = {fd for pair in fd_pairs for fd in pair}
+    children = []
+    for inp_fd, out_fd in fd_pairs:
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                for fd in every_fd - {inp_fd, out_fd}:
+                    os.close(fd)
+                serve(inp_fd, out_fd)
+            except BaseException:  # noqa: BLE001
+                code = 1
+            finally:
+                os._exit(code)
+        children.append(pid)
+    for fd in every_fd:
+        os.close(fd)
+    for pid in children:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
 
 def serve(inp_fd: int, out_fd: int) -> None:
     """A worker's loop: one request at a time until the caller closes the pipe."""
     inp = Connection(inp_fd, writable=False)
     out = Connection(out_fd, readable=False)
     _warm_up()
+    out.send(_READY)
     while True:
         try:
             request = inp.recv()

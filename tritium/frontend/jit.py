@@ -43,7 +43,7 @@ HIP_OPTIONS = {"waves_per_eu", "matrix_instr_nonkdim", "kpack", "allow_flush_den
 # Names the generated binder module uses itself; a kernel so named gets another name there.
 _BINDER_NAMES = {"bind", "_H", "_slow", "_key", "_jit", "_fast", "_cpu", "_active", "_check",
                  "args", "spec", "backend", "kernel", "options", "_type", "_tuple",
-                 "_pipeline_hook"}
+                 "_pipeline_hook", "_same_globals"}
 
 
 class KernelParam:
@@ -193,19 +193,28 @@ class JITFunction(JITCallable, KernelInterface):
         spec_t = f"({', '.join(specs)}{',' if specs else ''})"
         signature = ", ".join(params + ["**options"])
         launch_name = self.__name__ if self.__name__ not in _BINDER_NAMES else "launch_kernel"
-        # `launch` is `bind` fused with the cached-launch path: the common launch is one
-        # generated function, a dict lookup and the backend's launcher. Anything unusual
-        # (options, hooks, a miss, globals to check) goes through `_run_bound`.
+        # `launch` is `bind` fused with the cached-launch path: the common launch, with
+        # launch options (`num_warps=`) or without, is one generated function, a dict lookup
+        # and the backend's launcher. Anything unusual (hooks, a miss, a global that may have
+        # changed) goes through `run` / `_run_bound`.
         src = (f"def bind({signature}):\n"
                f"    return {args_t}, {spec_t}, options\n"
                f"def {launch_name}(_grid, {signature}):\n"  # errors name the kernel
                f"    args = {args_t}\n"
                f"    spec = {spec_t}\n"
-               f"    if options or _jit.pre_run_hooks or _pipeline_hook[0]:\n"
+               f"    if _jit.pre_run_hooks or _pipeline_hook[0]:\n"
                f"        return _jit.run(*args, grid=_grid, **options)\n"
                f"    backend = _cpu() if _jit.interpret else _active(args)\n"
-               f"    kernel = _fast.get((spec, backend.device_key()))\n"
-               f"    if kernel is None or kernel.used_global_vals:\n"
+               f"    if options:\n"  # the key `_run_bound` files a launch with options under
+               f"        try:\n"
+               f"            kernel = _fast.get((spec, _tuple(options.items()), backend.device_key()))\n"
+               f"        except TypeError:\n"
+               f"            kernel = None\n"
+               f"    else:\n"
+               f"        kernel = _fast.get((spec, backend.device_key()))\n"
+               f"    if kernel is None or (kernel.used_global_vals and not _same_globals(kernel)):\n"
+               f"        if options:\n"
+               f"            return _jit.run(*args, grid=_grid, **options)\n"
                f"        return _jit._run_bound(args, spec, options, _grid)\n"
                f"    kernel._jit_run(_check(_grid if _type(_grid) is _tuple else "
                f"_jit._grid_of(_grid, args, options)), args)\n"
@@ -214,6 +223,7 @@ class JITFunction(JITCallable, KernelInterface):
         scope = {"_H": _HANDLERS, "_slow": _specialize_slow, "_jit": self, "_key": annotated_key,
                  "_fast": self._fast_cache, "_cpu": cpu_backend, "_active": active_backend,
                  "_check": check_grid, "_pipeline_hook": pipeline_hook_maybe_set,
+                 "_same_globals": _globals_unchanged,
                  # builtins under private names: a parameter may be called `type`
                  "_type": type, "_tuple": tuple, **defaults}
         exec(compile(src, f"<binder of {self.__name__}>", "exec"), scope)
@@ -273,7 +283,7 @@ class JITFunction(JITCallable, KernelInterface):
                 kernel = kernel.result()
             if fast_key is not None:
                 self._fast_cache[fast_key] = kernel
-        if kernel.used_global_vals:
+        if kernel.used_global_vals and not _globals_unchanged(kernel):
             self._check_globals(kernel)
         if warmup:
             return kernel
@@ -368,9 +378,9 @@ class JITFunction(JITCallable, KernelInterface):
         return explain(self, *args, target=target, **kwargs)
 
     def _check_globals(self, kernel) -> None:
+        from ..language.core import _unwrap_if_constexpr
         for (name, _), (value, scope) in kernel.used_global_vals.items():
             current = scope.get(name)
-            from ..language.core import _unwrap_if_constexpr
             if _unwrap_if_constexpr(current) != _unwrap_if_constexpr(value) and \
                     current is not value:
                 raise RuntimeError(f"Global variable {name} has changed since we compiled this "
@@ -386,6 +396,32 @@ class JITFunction(JITCallable, KernelInterface):
                    zip(self.arg_names, previous, specialization) if old != new]
         print(f"[tritium] recompiling {self.__name__} ({len(self.cache[device]) + 1} "
               f"specialisations): " + ("; ".join(changed) or "options changed"), file=sys.stderr)
+
+
+_MISSING = object()
+_PLAIN = (int, float, bool, str, type(None))
+_constexpr = None  # language.core.constexpr (imported at first use: core imports this module)
+
+
+def _globals_unchanged(kernel) -> bool:
+    """The per-launch check of the globals a kernel was compiled with, fast: True when each
+    is the recorded object or a constexpr holding the recorded value (the frontend records
+    constexprs as copies, so one changed in place shows). False sends the launch to
+    `_check_globals`, which decides as upstream (and may still find nothing changed)."""
+    global _constexpr
+    if _constexpr is None:
+        from ..language.core import constexpr as _constexpr
+    for (name, _), (value, scope) in kernel.used_global_vals.items():
+        current = scope.get(name, _MISSING)
+        if current is value:
+            continue
+        if type(current) is not _constexpr or type(value) is not _constexpr:
+            return False
+        old, new = value.value, current.value
+        if old is not new and (type(old) not in _PLAIN or type(new) is not type(old)
+                               or old != new):
+            return False
+    return True
 
 
 def _custom_pipeline():

@@ -334,6 +334,10 @@ __all__ = ["builtin", "is_builtin", "constexpr", "tensor", "tuple", "base_value"
 def __getattr__(name):
     # Upstream keeps every builtin in `triton.language.core`; user code reaches them there
     # (`core.extern_elementwise`). Ours live in sibling modules, so fall back to `tl`.
+    # Dunders never: the import system asks for `__path__` at every run-time
+    # `from ..language.core import x`, and a lookup through `tl` costs microseconds.
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
     tl = importlib.import_module(__name__.rsplit(".", 1)[0])
     if name in vars(tl):

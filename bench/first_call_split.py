@@ -1,0 +1,155 @@
+"""Where a torch.compile model's first call goes, upstream Triton vs tritium: each side in a
+fresh process with empty caches runs the model once and prints Inductor's own timed sections
+(`torch._dynamo.utils.compilation_time_metrics`, e.g. `mm_template_precompiling`,
+`mm_template_autotuning`, `compile_fx_inner`), plus, for `triton.compile` calls made in
+that process, how many ran, their summed time and the wall time they covered (sum/covered
+= how many ran at once), and tritium's compile-worker hand-offs.
+
+    python bench/first_call_split.py --models mm_autotune [--top 14] [--timeline]
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+
+def _covered(spans):
+    tot, end = 0.0, None
+    for a, b in sorted(spans):
+        if end is None or a > end:
+            tot += b - a
+            end = b
+        elif b > end:
+            tot += b - end
+            end = b
+    return tot
+
+
+def _timeline(spans):
+    """One line per compile, by start: start, end of TTIR, slot taken, end, where, in ms
+    from the first compile's start."""
+    if not spans:
+        return []
+    t0 = min(sp[0] for sp in spans)
+    ms = lambda t: "-" if t is None else f"{(t - t0) * 1e3:6.0f}"  # noqa: E731
+    return [f"{ms(a)} {ms(c)} {ms(d)} {ms(b)} {w}" for a, b, c, d, w in sorted(spans)]
+
+
+def worker(side, model):
+    if side == "tritium":
+        import tritium.compat
+        tritium.compat.install()
+    import torch
+    import triton
+    import bench_clients
+    spans, lock = [], threading.Lock()
+    real = triton.compile
+
+    @functools.wraps(real)
+    def timed_compile(*a, **k):
+        t0 = time.perf_counter()
+        try:
+            return real(*a, **k)
+        finally:
+            with lock:
+                spans.append((t0, time.perf_counter(), *claims.pop(threading.get_ident(),
+                                                                    (None, None, "-"))))
+    triton.compile = timed_compile
+    claims = {}  # thread id -> (claim time, "here"/"worker") of its compile in flight
+    if side == "tritium":
+        from tritium.compiler import workers
+        real_claim = workers.claim
+
+        def timed_claim(*a, **k):
+            t = time.perf_counter()
+            c = real_claim(*a, **k)
+            claims[threading.get_ident()] = (t, time.perf_counter(),
+                                             "here" if c.worker is None else "worker")
+            return c
+        workers.claim = timed_claim
+    try:
+        import triton.compiler.compiler as cc
+        cc.compile = timed_compile
+    except ImportError:
+        pass
+    fn, xs, _tol, _grad = bench_clients.build(model, "cuda", False)
+    cfn = torch.compile(fn, **bench_clients.COMPILE_KW.get(model, {}))
+    t0 = time.perf_counter()
+    cfn(*xs)
+    torch.cuda.synchronize()
+    first = time.perf_counter() - t0
+    from torch._dynamo.utils import compilation_time_metrics
+    sections = {k: sum(v) for k, v in compilation_time_metrics.items()}
+    row = {"first_s": first, "sections": sections, "compiles": len(spans),
+           "compile_sum_s": sum(sp[1] - sp[0] for sp in spans),
+           "compile_covered_s": _covered([sp[:2] for sp in spans]), "timeline": _timeline(spans)}
+    if side == "tritium":
+        from tritium.compiler import workers
+        row["workers"] = dict(workers.stats)
+    try:
+        from torch._inductor.async_compile import AsyncCompile
+        row["process_pool"] = bool(AsyncCompile.use_process_pool())
+    except Exception as e:  # noqa: BLE001 - a report, not a check
+        row["process_pool"] = repr(e)
+    print(json.dumps(row), flush=True)
+
+
+def run_side(side, model):
+    with tempfile.TemporaryDirectory(prefix=f"first-split-{side}-") as tmp:
+        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
+                   TRITON_CACHE_DIR=os.path.join(tmp, "triton"))
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", side,
+                               "--models", model], env=env, capture_output=True, text=True)
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            return json.loads(line)
+    return {"error": proc.stderr[-3000:]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default="mm_autotune")
+    ap.add_argument("--top", type=int, default=14)
+    ap.add_argument("--timeline", action="store_true", help="every compile's start and end")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        worker(args.worker, args.models)
+        return
+    for model in args.models.split(","):
+        b, t = run_side("baseline", model), run_side("tritium", model)
+        for side, r in (("upstream", b), ("tritium", t)):
+            if "error" in r:
+                print(f"{model} {side} FAILED:\n{r['error']}")
+        if "error" in b or "error" in t:
+            continue
+        print(f"\n== {model}: first call upstream {b['first_s']:.2f} s, tritium {t['first_s']:.2f} s")
+        for k in ("compiles", "compile_sum_s", "compile_covered_s", "process_pool"):
+            print(f"  {k:<22} {b[k]!s:>12} {t[k]!s:>12}")
+        if args.timeline:
+            for side, r in (("upstream", b), ("tritium", t)):
+                print(f"  {side} compiles (start, ttir done, slot taken, end ms; where):")
+                for line in r["timeline"]:
+                    print("    " + line)
+        if "workers" in t:
+            print(f"  tritium workers: {t['workers']}")
+        keys = sorted(set(b["sections"]) | set(t["sections"]),
+                      key=lambda k: -max(b["sections"].get(k, 0), t["sections"].get(k, 0)))
+        print(f"  {'section (s)':<46} {'upstream':>9} {'tritium':>9}")
+        for k in keys[:args.top]:
+            print(f"  {k[:46]:<46} {b['sections'].get(k, 0):9.3f} {t['sections'].get(k, 0):9.3f}")
+
+
+if __name__ == "__main__":
+    main()
