@@ -453,15 +453,20 @@ def _load(ctx: FunctionContext, op: Operation) -> None:
             policy_arg = f", ${k}"
             k += 1
         if pred is not None:
+            # The fill values are moved unconditionally and the load overwrites them when
+            # the mask holds, as upstream. Moved under the negated predicate instead, each
+            # destination is written only in part as ptxas sees it, so a load inside a loop
+            # keeps its registers live around the whole loop (Liger's _jsd_kernel: 214
+            # registers against upstream's 94).
             for w in range(nwords):
                 if others is not None:
                     word = _pack_word(ctx, elt, [others[r] for r in regs[w * per_word:(w + 1) * per_word]], width)
-                    lines.append(f"@!{pred} mov.b{max(16, width)} ${w}, ${k};")
+                    lines.append(f"mov.b{max(16, width)} ${w}, ${k};")
                     cons.append(c)
                     args.append((wt, word))
                     k += 1
                 else:
-                    lines.append(f"@!{pred} mov.b{max(16, width)} ${w}, 0;")
+                    lines.append(f"mov.b{max(16, width)} ${w}, 0;")
         dests = ", ".join(f"${w}" for w in range(nwords))
         if nwords > 1:
             dests = "{ " + dests + " }"
