@@ -322,3 +322,25 @@ def test_a_failed_prestart_leaves_the_pool_empty(fresh, monkeypatch):
     while pool.started and time.monotonic() < deadline:
         time.sleep(0.01)
     assert pool.started == 0 and pool.idle == []
+
+
+@needs_ptxas
+def test_a_worker_whose_backend_hash_differs_means_compiling_here(fresh, monkeypatch):
+    """A worker fixed its LLVM options at start (TRITIUM_LLVM_OPTIONS is read once per
+    process); a compile this process files under another backend hash than the worker's
+    would make is compiled here, never taken from the worker."""
+    pool = workers._pool()
+    with _HoldHere():
+        pool.release(pool.acquire(), True)
+        _wait_ready(pool, 2)
+        real = CUDABackend.hash
+        monkeypatch.setattr(CUDABackend, "hash", lambda self: real(self) + "-llvm[-x]")
+        before = dict(workers.stats)
+        kernel = _compile(CONFIGS[0])
+    assert workers.stats["fallbacks"] == before["fallbacks"] + 1
+    assert workers.stats["handed_off"] == before["handed_off"]
+    monkeypatch.undo()
+    plain = _compile(CONFIGS[0])
+    for stage in ("ttir", "ttgir", "llir", "ptx", "cubin"):
+        assert kernel.asm[stage] == plain.asm[stage], stage
+    assert kernel.metadata.hash != plain.metadata.hash  # (filed under the other hash)

@@ -124,14 +124,15 @@ class WorkerFailed(Exception):
 
 
 def run_later_stages(claim: Claim, target, backend_options, language, ttir_text: str,
-                     arg_names: List, stages: List[str], metadata: Dict[str, Any]):
+                     arg_names: List, stages: List[str], metadata: Dict[str, Any],
+                     backend_hash: Optional[str] = None):
     """(asm of each later stage, metadata, [(stage, µs)]) from the claimed worker; raises a
     worker's `TritonError` as is and `WorkerFailed` for anything else."""
     # The environment as it is now goes along (knobs are read from it at each use), so a
     # worker sees what this process would, without being restarted when it changes.
     request = dict(target=target, options=backend_options, language=language,
                    ttir=ttir_text, arg_names=arg_names, stages=stages, metadata=metadata,
-                   env=dict(os.environ))
+                   env=dict(os.environ), backend_hash=backend_hash)
     try:
         reply = claim.worker.call(request)
     except Exception as e:  # noqa: BLE001  (lost, or a request it cannot take: not kept)
@@ -447,6 +448,11 @@ def _warm_up() -> None:
         pass
 
 
+def _own_hash(backend) -> Optional[str]:
+    from .compiler import _backend_hash
+    return _backend_hash(backend)
+
+
 def _answer(request) -> Tuple:
     from ..ir.parser import parse_module
     from .compiler import _first_text, make_backend
@@ -457,6 +463,11 @@ def _answer(request) -> Tuple:
             os.environ.clear()
             os.environ.update(env)
         backend = make_backend(request["target"])
+        wanted = request.get("backend_hash")
+        if wanted is not None and wanted != _own_hash(backend):
+            # What the caller files the kernel under is not what this process would make
+            # (LLVM's options are fixed per process): the caller compiles it itself.
+            raise RuntimeError(f"backend hash {wanted} here is {_own_hash(backend)}")
         stages: Dict[str, Any] = {}
         backend.add_stages(stages, request["options"], request["language"])
         product = parse_module(request["ttir"])

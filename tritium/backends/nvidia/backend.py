@@ -130,7 +130,9 @@ class CUDABackend(BaseBackend):
             ptxas = None
         from .lowering.reduce import shuffle_tree_enabled
         tree = "-rtree" if shuffle_tree_enabled() else ""
-        return f"sm{self.capability}-ptxas{ptxas}-llvmlite{_llvmlite_version()}{tree}"
+        from .llvm import extra_options
+        llvm_opts = f"-llvm[{extra_options()}]" if extra_options() else ""
+        return f"sm{self.capability}-ptxas{ptxas}-llvmlite{_llvmlite_version()}{tree}{llvm_opts}"
 
     def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:
         # Late-bound (`self.make_*`), so a stage can be swapped on the class or instance.

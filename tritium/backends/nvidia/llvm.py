@@ -73,6 +73,9 @@ def _init(llvm) -> None:
     # address spaces (cheaper address arithmetic) and wide mad for addressing.
     llvm.set_option("tritium", "-nvptx-short-ptr")
     llvm.set_option("tritium", "-nvptx-mad-wide-opt")
+    _state["extra"] = os.environ.get("TRITIUM_LLVM_OPTIONS", "").strip()
+    for option in _state["extra"].split():
+        llvm.set_option("tritium", option)
     _state["init"] = True
 
 
@@ -137,6 +140,17 @@ def _target_machine(arch: str, feature: int):
         tm = target.create_target_machine(cpu=arch, features=f"+ptx{feature}", opt=3)
         _target_machines[key] = tm
     return tm
+
+
+def extra_options() -> str:
+    """`TRITIUM_LLVM_OPTIONS`: LLVM command-line options (space-separated, e.g.
+    `-max-speculation-depth=0`) for tritium's LLVM, part of the backend hash. LLVM's options
+    are process-wide and cannot be unset, so the variable is read once, when LLVM is first
+    used in the process (compile workers read their own at start, from the same
+    environment)."""
+    if _state["init"]:
+        return _state["extra"]
+    return os.environ.get("TRITIUM_LLVM_OPTIONS", "").strip()
 
 
 def _set_fma(enable: bool) -> None:
