@@ -192,3 +192,26 @@ def test_every_program_runs_once_whatever_the_threads(monkeypatch, native, grid,
     assert k.function.native(k.metadata) is not None
     np.testing.assert_array_equal(count, np.ones(n, np.int32))
     assert (order == grid[0] * 1000 + grid[2]).all()
+
+
+@triton.jit
+def _libm_kernel(X, Y, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(X + o)
+    tl.store(Y + o, libdevice.tanh(x) + libdevice.erf(x) * tl.sin(x))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_libm_calls_compile_without_llvm_remarks_on_stderr(rng, native, capfd, dtype,
+                                                          tmp_path, monkeypatch):
+    """A loop that calls libm (tanh, erf: no vector form) is left scalar, not pinned to a
+    vector width that LLVM then fails and reports on the process's stderr ("remark: loop
+    not vectorized: library call cannot be vectorized"), once per loop and compile."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # (a compile must happen)
+    x = rng.standard_normal(1000).astype(dtype)
+    y = np.full_like(x, np.nan)
+    _libm_kernel[(1,)](x, y, N=512)
+    ref = np.tanh(x[:512]) + np.vectorize(__import__("math").erf)(x[:512]) * np.sin(x[:512])
+    np.testing.assert_allclose(y[:512], ref, rtol=1e-5, atol=1e-6)
+    assert np.isnan(y[512:]).all()
+    assert "remark" not in capfd.readouterr().err

@@ -190,6 +190,7 @@ class Ctx:
         self.known_true: set = set()    # ids of mask TVs known to be all true here
         self._vectorize = True
         self._interleave = 0
+        self.libm_calls = 0             # calls into libm emitted so far (see libm_call)
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.debug_table = "0"
         self.op: Optional[Operation] = None
@@ -258,6 +259,15 @@ class Ctx:
         self.meta.append(f'!{k} = distinct !{{!{k}, {", ".join(f"!{i}" for i in ids)}}}')
         self.meta += [f"!{i} = {h}" for i, h in zip(ids, hints)]
         return f"!llvm.loop !{k}"
+
+    def libm_call(self, name: str, ty: str, args) -> str:
+        """A call of libm's `name` (`namef` for float). LLVM has no vector form of these
+        (no vector library is set), so a loop that makes one is left scalar: pinned to a
+        vector width instead, LLVM prints "loop not vectorized" remarks on stderr."""
+        sym = name + ("f" if ty == "float" else "")
+        self.declare(sym, f"declare {ty} @{sym}({', '.join([ty] * len(args))})")
+        self.libm_calls += 1
+        return self.emit(f"call {ty} @{sym}({', '.join(f'{ty} {a}' for a in args)})")
 
     def declare(self, name: str, text: str) -> None:
         self.decls[name] = text
@@ -419,12 +429,13 @@ class Ctx:
         self.lines.append(None)
         self.memo.append({})
         self.nloops += 1
-        before = self.nloops
+        before, calls = self.nloops, self.libm_calls
         self._nest(shape, d + 1, idx + [iv], body, start)
         self.memo.pop()
         nxt = self.emit(f"add nuw nsw i32 {iv}, 1")
         done = self.emit(f"icmp eq i32 {nxt}, {n}")
-        md = self.loop_md(self.nloops == before and self._vectorize, self._interleave)
+        md = self.loop_md(self.nloops == before and self._vectorize
+                          and self.libm_calls == calls, self._interleave)
         self.do(f"br i1 {done}, label %{exit_}, label %{head}, {md}")
         self.lines[phi_at] = f"  {iv} = phi i32 [ {start[d]}, %{pre} ], [ {nxt}, %{self.block} ]"
         self.start_block(exit_)

@@ -38,9 +38,7 @@ def _base(symbol: str) -> str:
 
 
 def _libm(c: Ctx, name: str, ty: str, args) -> str:
-    sym = name + ("f" if ty == "float" else "")
-    c.declare(sym, f"declare {ty} @{sym}({', '.join([ty] * len(args))})")
-    return c.emit(f"call {ty} @{sym}({', '.join(f'{ty} {a}' for a in args)})")
+    return c.libm_call(name, ty, args)
 
 
 def _int_intrinsic(c: Ctx, fn: str, ty: str, args, extra: str = "") -> str:

@@ -22,9 +22,7 @@ _COST = {"fabs": 1, "floor": 1, "ceil": 1, "trunc": 1, "round": 1, "roundeven": 
 
 
 def _libm(cx: Ctx, name: str, ty: str, args) -> str:
-    sym = name + ("f" if ty == "float" else "")
-    cx.declare(sym, f"declare {ty} @{sym}({', '.join([ty] * len(args))})")
-    return cx.emit(f"call {ty} @{sym}({', '.join(f'{ty} {a}' for a in args)})")
+    return cx.libm_call(name, ty, args)
 
 
 def _in_precision(t: T.Type, compute):
