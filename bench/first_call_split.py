@@ -96,7 +96,7 @@ def worker(side, model):
            "compile_covered_s": _covered([sp[:2] for sp in spans]), "timeline": _timeline(spans)}
     if side == "tritium":
         from tritium.compiler import workers
-        row["workers"] = dict(workers.stats)
+        row["workers"] = dict(workers.stats, last_fallback=workers.last_fallback[0])
     try:
         from torch._inductor.async_compile import AsyncCompile
         row["process_pool"] = bool(AsyncCompile.use_process_pool())

@@ -344,3 +344,31 @@ def test_a_worker_whose_backend_hash_differs_means_compiling_here(fresh, monkeyp
     for stage in ("ttir", "ttgir", "llir", "ptx", "cubin"):
         assert kernel.asm[stage] == plain.asm[stage], stage
     assert kernel.metadata.hash != plain.metadata.hash  # (filed under the other hash)
+
+
+@needs_ptxas
+def test_a_worker_assembles_with_this_process_ptxas(fresh, tmp_path):
+    """The worker is another interpreter (no compat, its own search): it is told the ptxas
+    this process uses, so what it makes is filed under the right backend hash instead of
+    being given back (on the H100 a worker's own search found upstream Triton's bundled
+    ptxas 12.8 where compat's process used CUDA 13.0's)."""
+    real = toolchain.find_ptxas()
+    fake = tmp_path / "ptxas"  # the real one, reporting another release
+    fake.write_text(f'#!/bin/sh\nif [ "$1" = "--version" ]; then\n'
+                    f'  echo "Cuda compilation tools, release 12.8, V12.8.93"; exit 0\nfi\n'
+                    f'exec {real} "$@"\n')
+    fake.chmod(0o755)
+    assert CUDABackend(TARGET).worker_env() == {"TRITON_PTXAS_PATH": real}
+    toolchain.set_tool_path("ptxas", str(fake))  # pinned in Python: no environment says so
+    try:
+        assert CUDABackend(TARGET).worker_env() == {"TRITON_PTXAS_PATH": str(fake)}
+        assert "ptxas(12, 8)" in CUDABackend(TARGET).hash()
+        before = dict(workers.stats)
+        with _HoldHere():
+            there = _compile(CONFIGS[1])
+        assert workers.stats["handed_off"] == before["handed_off"] + 1
+        assert workers.stats["fallbacks"] == before["fallbacks"]
+        here = _compile(CONFIGS[1])
+    finally:
+        toolchain.set_tool_path("ptxas", None)
+    _same(here, there)

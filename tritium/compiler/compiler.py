@@ -315,7 +315,8 @@ class _Compilation:
             asm, new_metadata, times = workers.run_later_stages(
                 claim, self.target, self.options, self.src.language, located,
                 workers.block_arg_names(product), self.later, dict(metadata),
-                backend_hash=_backend_hash(self.backend))
+                backend_hash=_backend_hash(self.backend),
+                extra_env=getattr(self.backend, "worker_env", dict)())
         except workers.WorkerFailed:
             return None  # compiled here again: its error, if any, is raised as without workers
         metadata.clear()

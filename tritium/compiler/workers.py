@@ -40,6 +40,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..runtime import knobs
 
 stats = {"handed_off": 0, "fallbacks": 0}  # compiles a worker finished / gave back
+last_fallback = [""]  # why the last one was given back (for reports such as first_call_split)
 
 
 # Compiles this process runs itself at once: one in Python (the GIL) while another is in
@@ -125,14 +126,14 @@ class WorkerFailed(Exception):
 
 def run_later_stages(claim: Claim, target, backend_options, language, ttir_text: str,
                      arg_names: List, stages: List[str], metadata: Dict[str, Any],
-                     backend_hash: Optional[str] = None):
+                     backend_hash: Optional[str] = None, extra_env: Optional[dict] = None):
     """(asm of each later stage, metadata, [(stage, µs)]) from the claimed worker; raises a
     worker's `TritonError` as is and `WorkerFailed` for anything else."""
     # The environment as it is now goes along (knobs are read from it at each use), so a
     # worker sees what this process would, without being restarted when it changes.
     request = dict(target=target, options=backend_options, language=language,
                    ttir=ttir_text, arg_names=arg_names, stages=stages, metadata=metadata,
-                   env=dict(os.environ), backend_hash=backend_hash)
+                   env=dict(os.environ, **(extra_env or {})), backend_hash=backend_hash)
     try:
         reply = claim.worker.call(request)
     except Exception as e:  # noqa: BLE001  (lost, or a request it cannot take: not kept)
@@ -147,6 +148,7 @@ def run_later_stages(claim: Claim, target, backend_options, language, ttir_text:
     if isinstance(error, TritonError):
         raise error
     stats["fallbacks"] += 1
+    last_fallback[0] = reply[2][-500:]
     raise WorkerFailed(reply[2])
 
 

@@ -144,6 +144,20 @@ class CUDABackend(BaseBackend):
                                                                  metadata)
         inspect_stages(self, stages, options, language, self.capability)
 
+    def worker_env(self) -> dict:
+        """What a compile worker's environment needs to make this process's binaries: the
+        ptxas found here. A worker is another interpreter, without compat installed, so its
+        own search could find another one (upstream Triton's bundled ptxas, through the
+        real `triton` package, where this process sees compat's)."""
+        from .toolchain import find_ptxas
+        if os.environ.get("TRITON_PTXAS_PATH"):
+            return {}
+        try:
+            path = find_ptxas()
+        except FileNotFoundError:
+            return {}
+        return {"TRITON_PTXAS_PATH": path} if path else {}
+
     def compile_in_worker(self) -> bool:
         """Whether a compile worker (compiler/workers.py), given only the target and the
         options, makes the stages this instance runs: not when a stage was swapped in on
