@@ -60,3 +60,4 @@ def test_llvm_options_change_the_code_and_the_hash(tmp_path):
     assert kept["ptx"] != default["ptx"]
     assert kept["hash"] != default["hash"] and "max-speculation-depth=0" in kept["hash"]
     assert "-llvm[" not in default["hash"]  # (the set after the first compile was ignored)
+

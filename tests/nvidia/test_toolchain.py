@@ -448,3 +448,19 @@ def test_driver_error_format():
     with pytest.raises(RuntimeError, match=r"^Triton Error \[CUDA\]: CUDA_ERROR_OUT_OF_MEMORY: out of memory$"):
         driver.check((2, None), FakeCuda)
     assert driver.check((0, 42), FakeCuda) == 42
+
+
+def test_upstream_tools_are_found_whether_or_not_compat_is_installed(tmp_path, monkeypatch):
+    """An installed upstream Triton's bundled tools are found on disk along sys.path, not
+    through `import triton` (which compat answers with tritium's facade): the same ptxas in
+    a compat process and in its compile workers."""
+    from tritium.backends.nvidia import toolchain
+    pkg = tmp_path / "triton"
+    (pkg / "backends" / "nvidia" / "bin").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert toolchain._package_dirs("triton") == [str(pkg)]
+    assert str(pkg / "backends" / "nvidia" / "bin") in toolchain._wheel_dirs()
+    import tritium.compat
+    tritium.compat.install()
+    assert toolchain._package_dirs("triton") == [str(pkg)]

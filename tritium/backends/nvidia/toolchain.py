@@ -22,6 +22,7 @@ import os
 import re
 import shlex
 import shutil
+import sys
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -53,7 +54,16 @@ def set_tool_path(tool: str, path: Optional[str]) -> None:
 
 
 def _package_dirs(package: str):
-    """Directories of an installed package, found without importing it."""
+    """Directories of an installed package, found without importing it. `triton` is looked
+    up on disk along sys.path: with compat installed `triton` is tritium's facade, and the
+    tools found must not depend on that (a compile worker, a fresh interpreter, would
+    otherwise find upstream's bundled ptxas where its caller did not)."""
+    if package == "triton":
+        for entry in sys.path:
+            d = os.path.join(entry or os.getcwd(), package)
+            if os.path.isfile(os.path.join(d, "__init__.py")):
+                return [d]
+        return []
     try:
         spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):
