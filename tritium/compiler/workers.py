@@ -14,17 +14,21 @@ its locations, the target, the options (a frozen dataclass) and the metadata so 
 the block arguments' names (the parser does not keep `%arg_Q`, the printer prints it), so
 the worker's TTGIR/LLIR/PTX/cubin are the ones the calling thread would have made.
 
-Not handed off (compiled in the calling thread, as before): the first two compiles in
-flight (they never wait for a worker to start; one running ptxas no longer counts),
-backends or stages that are not the backend's own (`compile_in_worker()`), overrides, a custom pipeline hook, knobs set in Python that the
-environment does not carry. A worker that dies or fails with anything but a `TritonError`
-(those are what autotuners catch by class: `OutOfResources`, `PTXASError`) makes the
-calling thread compile again itself, so errors look exactly as without workers.
+Not handed off (compiled in the calling thread, as before): a compile that finds no warm
+worker while one of this process's two slots is free (one running ptxas no longer counts),
+backends or stages that are not the backend's own (`compile_in_worker()`), overrides, a
+custom pipeline hook, knobs set in Python that the environment does not carry. A worker
+that dies, whose backend hash differs from its caller's, or that fails with anything but a
+`TritonError` (those are what autotuners catch by class: `OutOfResources`, `PTXASError`)
+makes the calling thread compile again itself, so errors look exactly as without workers.
 
-Workers are started on first need (`TRITIUM_COMPILE_WORKERS`: how many; default the cores
-this process may use less the two its own threads keep busy, 0 turns them off), kept for
-the process's life (each request carries the environment as it is then); each exits when
-its pipe closes.
+Workers (`TRITIUM_COMPILE_WORKERS`: how many; default the cores this process may use less
+the two its own threads keep busy, 0 turns them off) are all started at once, by one
+"zygote" interpreter that imports the compiler and forks them: in the background when a
+compile first runs on a thread other than the main one (a pool: a burst is coming), else
+when a compile first finds both slots here taken. They are kept for the process's life
+(each request carries the environment as it is then, plus the backend's `worker_env()`,
+e.g. the ptxas this process uses); each exits when its pipe closes.
 """
 from __future__ import annotations
 
