@@ -312,13 +312,43 @@ def _libdevice_modules(llvm, names: List[str], path: str, tm, data_layout: str) 
             raise ValueError(f"not in libdevice ({path}): {', '.join(unknown)}")
         _trim(llvm, full, missing, tm)
         if len(missing) == 1:
-            _libdevice_bc[(path, missing[0])] = full.as_bitcode()
+            _libdevice_bc[(path, missing[0])] = _pin_special_value_fmas(llvm, full)
         else:
             for n in missing:   # split per function so other kernels reuse each one
                 part = full.clone()
                 _trim(llvm, part, [n], tm)
-                _libdevice_bc[(path, n)] = part.as_bitcode()
+                _libdevice_bc[(path, n)] = _pin_special_value_fmas(llvm, part)
     return [_libdevice_bc[(path, n)] for n in names]
+
+
+_INF_BITS = re.compile(r"(%[\w.]+) = bitcast i32 2139095040 to float")
+_NVVM_FMA = re.compile(r"call float @llvm\.nvvm\.fma\.rn(\.ftz)?\.f\("
+                       r"float (%[\w.]+), float (%[\w.]+), float (%[\w.]+)\)")
+
+
+def _pin_special_value_fmas(llvm, module) -> bytes:
+    """Bitcode of a libdevice function whose `fma(x, +inf, +inf)` calls — the branch that
+    `logf`, `exp2f`, `tanhf`... take for an infinite or NaN argument — are inline asm of
+    the same instruction. LLVM 22 marks the NVVM fma intrinsic speculatable, so O3 computes
+    that branch for every element and selects (upstream's LLVM keeps the branch): one big
+    basic block in which ptxas hoists every load of a loop, e.g. Liger's `_kldiv_kernel_forward`
+    at 82 registers against upstream's 32, `_jsd_kernel` at 105 against 94. An asm call is
+    never speculated, so the branch stays; the arithmetic is unchanged."""
+    text = str(module)
+    infs = set(_INF_BITS.findall(text))
+    if not infs:
+        return module.as_bitcode()
+
+    def pin(m):
+        ftz, x, a, b = m.groups()
+        if a not in infs or b not in infs:
+            return m.group(0)
+        return (f'call float asm "fma.rn{ftz or ""}.f32 $0, $1, $2, $3;", "=f,f,f,f"'
+                f"(float {x}, float {a}, float {b})")
+    pinned = _NVVM_FMA.sub(pin, text)
+    if pinned == text:
+        return module.as_bitcode()
+    return llvm.parse_assembly(pinned).as_bitcode()
 
 
 # ---------------------------------------------------------------------------
