@@ -306,17 +306,21 @@ class _Pool:
                     self.started += missing
                     break
                 self.cond.wait()
+        started = self._start(missing)
+        with self.cond:
+            self.idle.extend(started[1:])
+            self.cond.notify_all()
+        return started[0]
+
+    def _start(self, missing: int) -> List[_Worker]:
+        """Start `missing` workers, already counted in `started`; uncounted if they cannot."""
         try:
-            started = _start_workers(missing)
+            return _start_workers(missing)
         except BaseException:
             with self.cond:
                 self.started -= missing
                 self.cond.notify_all()
             raise
-        with self.cond:
-            self.idle.extend(started[1:])
-            self.cond.notify_all()
-        return started[0]
 
     def prestart(self) -> None:
         """Start the missing workers now from another thread (a burst is beginning: their
@@ -329,11 +333,10 @@ class _Pool:
 
         def start():
             try:
-                started = _start_workers(missing)
+                started = self._start(missing)
             except Exception:  # noqa: BLE001  (acquire will try, and fall back, itself)
-                started = []
+                return
             with self.cond:
-                self.started -= missing - len(started)
                 self.idle.extend(started)
                 self.cond.notify_all()
         threading.Thread(target=start, name="tritium-compile-workers", daemon=True).start()
@@ -454,14 +457,9 @@ def _warm_up() -> None:
         pass
 
 
-def _own_hash(backend) -> Optional[str]:
-    from .compiler import _backend_hash
-    return _backend_hash(backend)
-
-
 def _answer(request) -> Tuple:
     from ..ir.parser import parse_module
-    from .compiler import _first_text, make_backend
+    from .compiler import _backend_hash, _first_text, make_backend
     stage = "ttir"
     try:
         env = request.get("env")
@@ -469,11 +467,11 @@ def _answer(request) -> Tuple:
             os.environ.clear()
             os.environ.update(env)
         backend = make_backend(request["target"])
-        wanted = request.get("backend_hash")
-        if wanted is not None and wanted != _own_hash(backend):
+        wanted, own = request.get("backend_hash"), _backend_hash(backend)
+        if wanted is not None and wanted != own:
             # What the caller files the kernel under is not what this process would make
             # (LLVM's options are fixed per process): the caller compiles it itself.
-            raise RuntimeError(f"backend hash {wanted} here is {_own_hash(backend)}")
+            raise RuntimeError(f"backend hash {wanted} here is {own}")
         stages: Dict[str, Any] = {}
         backend.add_stages(stages, request["options"], request["language"])
         product = parse_module(request["ttir"])

@@ -131,7 +131,8 @@ class CUDABackend(BaseBackend):
         from .lowering.reduce import shuffle_tree_enabled
         tree = "-rtree" if shuffle_tree_enabled() else ""
         from .llvm import extra_options
-        llvm_opts = f"-llvm[{extra_options()}]" if extra_options() else ""
+        opts = extra_options()
+        llvm_opts = f"-llvm[{opts}]" if opts else ""
         return f"sm{self.capability}-ptxas{ptxas}-llvmlite{_llvmlite_version()}{tree}{llvm_opts}"
 
     def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:

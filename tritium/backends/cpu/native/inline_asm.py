@@ -32,8 +32,7 @@ def _inline_asm(cx: Ctx, op):
     if len(op.results) != 1:
         raise Unsupported("inline asm with several results")
     if asm == FAST_TANHF_ASM:
-        from .mathops import _libm
-        elementwise(cx, op, lambda c, x: _libm(c, "tanh", "float", [x]), cost=20)
+        elementwise(cx, op, lambda c, x: c.libm_call("tanh", "float", [x]), cost=20)
         return
     if asm in (SMID_ASM, GDC_WAIT_ASM, GDC_LAUNCH_ASM, GLOBALTIMER_ASM):
         v = _globaltimer(cx) if asm == GLOBALTIMER_ASM else "0"

@@ -37,9 +37,6 @@ def _base(symbol: str) -> str:
     return name
 
 
-def _libm(c: Ctx, name: str, ty: str, args) -> str:
-    return c.libm_call(name, ty, args)
-
 
 def _int_intrinsic(c: Ctx, fn: str, ty: str, args, extra: str = "") -> str:
     c.declare(f"{fn}.{ty}", f"declare {ty} @llvm.{fn}.{ty}({', '.join([ty] * len(args))}"
@@ -70,7 +67,7 @@ def _scalar_fn(op):
             ty = "float" if f16 else fty
             a = [c.emit(f"fpext half {x} to float") for x in a] if f16 else list(a)
             if name in _LIBM:
-                r = _libm(c, name, ty, a)
+                r = c.libm_call(name, ty, a)
             elif name in _INTR:
                 r = call_fintrinsic(c, _INTR[name], ty, *a)
             elif name in _BIN:

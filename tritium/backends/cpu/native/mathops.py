@@ -21,9 +21,6 @@ _COST = {"fabs": 1, "floor": 1, "ceil": 1, "trunc": 1, "round": 1, "roundeven": 
          "sqrt": 2, "fma": 1, "copysign": 1}
 
 
-def _libm(cx: Ctx, name: str, ty: str, args) -> str:
-    return cx.libm_call(name, ty, args)
-
 
 def _in_precision(t: T.Type, compute):
     """Wrap `compute(c, ty, *args)` so f16 runs in float and bf16 is rounded."""
@@ -76,7 +73,7 @@ def _math(name):
             fn = _INTRINSIC[name]
             compute = lambda c, ty, *a: call_fintrinsic(c, fn, ty, *a)  # noqa: E731
         else:
-            compute = lambda c, ty, *a: _libm(c, _LIBM[name], ty, a)  # noqa: E731
+            compute = lambda c, ty, *a: c.libm_call(_LIBM[name], ty, a)  # noqa: E731
         elementwise(cx, op, _in_precision(t, compute), cost=_COST.get(name, 20))
 
 
