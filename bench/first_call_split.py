@@ -6,11 +6,13 @@ that process, how many ran, their summed time and the wall time they covered (su
 = how many ran at once), and tritium's compile-worker hand-offs.
 
     python bench/first_call_split.py --models mm_autotune [--top 14] [--timeline]
+                                     [--after pointwise,softmax]
 """
 from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import json
 import os
 import subprocess
@@ -36,17 +38,22 @@ def _covered(spans):
     return tot
 
 
-def _timeline(spans):
+def _timeline(spans, gcs=()):
     """One line per compile, by start: start, end of TTIR, slot taken, end, where, in ms
-    from the first compile's start."""
+    from the first compile's start; then the garbage collections inside it (ms, and
+    generation)."""
     if not spans:
         return []
     t0 = min(sp[0] for sp in spans)
     ms = lambda t: "-" if t is None else f"{(t - t0) * 1e3:6.0f}"  # noqa: E731
-    return [f"{ms(a)} {ms(c)} {ms(d)} {ms(b)} {w}" for a, b, c, d, w in sorted(spans)]
+    lines = []
+    for a, b, c, d, w in sorted(spans):
+        inside = " ".join(f"gc{g}:{(e - s) * 1e3:.0f}" for s, e, g in gcs if a <= s < b)
+        lines.append(f"{ms(a)} {ms(c)} {ms(d)} {ms(b)} {w} {inside}".rstrip())
+    return lines
 
 
-def worker(side, model):
+def worker(side, model, after=()):
     if side == "tritium":
         import tritium.compat
         tritium.compat.install()
@@ -83,17 +90,35 @@ def worker(side, model):
         cc.compile = timed_compile
     except ImportError:
         pass
+    for earlier in after:  # first calls of other models first, as bench_clients.py runs them
+        efn, exs, _tol, _grad = bench_clients.build(earlier, "cuda", False)
+        torch.compile(efn, **bench_clients.COMPILE_KW.get(earlier, {}))(*exs)
+    torch.cuda.synchronize()
+    del spans[:]
     fn, xs, _tol, _grad = bench_clients.build(model, "cuda", False)
     cfn = torch.compile(fn, **bench_clients.COMPILE_KW.get(model, {}))
+    gcs, gc_start = [], {}
+
+    def on_gc(phase, info):  # every collection of the first call: (start, end, generation)
+        if phase == "start":
+            gc_start[threading.get_ident()] = time.perf_counter()
+        else:
+            gcs.append((gc_start.pop(threading.get_ident(), time.perf_counter()),
+                        time.perf_counter(), info["generation"]))
+    gc.callbacks.append(on_gc)
     t0 = time.perf_counter()
     cfn(*xs)
     torch.cuda.synchronize()
     first = time.perf_counter() - t0
+    gc.callbacks.remove(on_gc)
     from torch._dynamo.utils import compilation_time_metrics
     sections = {k: sum(v) for k, v in compilation_time_metrics.items()}
     row = {"first_s": first, "sections": sections, "compiles": len(spans),
            "compile_sum_s": sum(sp[1] - sp[0] for sp in spans),
-           "compile_covered_s": _covered([sp[:2] for sp in spans]), "timeline": _timeline(spans)}
+           "compile_covered_s": _covered([sp[:2] for sp in spans]),
+           "gc_s": sum(e - a for a, e, _g in gcs),
+           "full_gcs": f"{sum(g == 2 for *_, g in gcs)} ({sum(e - a for a, e, g in gcs if g == 2):.3f} s)",
+           "timeline": _timeline(spans, gcs)}
     if side == "tritium":
         from tritium.compiler import workers
         row["workers"] = dict(workers.stats, last_fallback=workers.last_fallback[0])
@@ -105,12 +130,13 @@ def worker(side, model):
     print(json.dumps(row), flush=True)
 
 
-def run_side(side, model):
+def run_side(side, model, after=""):
     with tempfile.TemporaryDirectory(prefix=f"first-split-{side}-") as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
                    TRITON_CACHE_DIR=os.path.join(tmp, "triton"))
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", side,
-                               "--models", model], env=env, capture_output=True, text=True)
+                               "--models", model, "--after", after], env=env,
+                              capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith("{"):
             return json.loads(line)
@@ -122,20 +148,24 @@ def main():
     ap.add_argument("--models", default="mm_autotune")
     ap.add_argument("--top", type=int, default=14)
     ap.add_argument("--timeline", action="store_true", help="every compile's start and end")
+    ap.add_argument("--after", default="",
+                    help="models whose first calls run before, in the same process")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    after = [m for m in args.after.split(",") if m]
     if args.worker:
-        worker(args.worker, args.models)
+        worker(args.worker, args.models, after)
         return
     for model in args.models.split(","):
-        b, t = run_side("baseline", model), run_side("tritium", model)
+        b, t = run_side("baseline", model, args.after), run_side("tritium", model, args.after)
         for side, r in (("upstream", b), ("tritium", t)):
             if "error" in r:
                 print(f"{model} {side} FAILED:\n{r['error']}")
         if "error" in b or "error" in t:
             continue
         print(f"\n== {model}: first call upstream {b['first_s']:.2f} s, tritium {t['first_s']:.2f} s")
-        for k in ("compiles", "compile_sum_s", "compile_covered_s", "process_pool"):
+        for k in ("compiles", "compile_sum_s", "compile_covered_s", "gc_s", "full_gcs",
+                  "process_pool"):
             print(f"  {k:<22} {b[k]!s:>12} {t[k]!s:>12}")
         if args.timeline:
             for side, r in (("upstream", b), ("tritium", t)):

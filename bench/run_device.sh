@@ -12,6 +12,10 @@ if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl \
     && export PYTHONPATH="$PYTHONPATH:/tmp/site"
 fi
+# pip leaves bytecode beside an installed package (upstream's triton has it); this copy of
+# the tree has none and the image sets PYTHONDONTWRITEBYTECODE, so without this every
+# tritium process (and each compile worker) would compile its modules from source.
+python3 -m compileall -q -j 8 tritium >/dev/null
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 # pytest-xdist (carried in .whl) runs the ~1830 GPU tests in about 5 minutes instead of 12;
 # loadfile keeps each file's compiled kernels in one worker.

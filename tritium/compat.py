@@ -162,6 +162,8 @@ def run_module(argv) -> None:
     """`python -m tritium.compat <triton module> [args]`: run an upstream module path (e.g.
     triton.tools.compile) as `python -m` would, with compat installed."""
     import runpy
+
+    from . import compat_inductor
     if not argv:
         raise SystemExit("usage: python -m tritium.compat <module, e.g. triton.tools.compile> "
                          "[args]")
@@ -170,6 +172,8 @@ def run_module(argv) -> None:
     # The tritium module itself runs, fresh, as __main__ (an alias has no code of its own);
     # another module (Inductor's compile worker) runs as itself, seeing tritium as triton.
     target = target_name(argv[0]) if argv[0].split(".")[0] == "triton" else argv[0]
+    if target == compat_inductor.WORKER_MODULE:
+        compat_inductor.warm_up()  # (before Inductor's pool parent forks its workers)
     sys.modules.pop(target, None)
     runpy.run_module(target, run_name="__main__", alter_sys=True)
 

@@ -41,6 +41,16 @@ def worker_program() -> str:
     return path
 
 
+def warm_up() -> None:
+    """Inductor's compile-pool parent forks every worker from itself: the compiler imported
+    and started there once, the frontend included (each worker builds TTIR from Inductor's
+    `ASTSource`), instead of in each worker at its first kernel."""
+    from .compiler.warm import warm_up as warm_compiler
+    from .frontend import codegen, compiler, dependencies  # noqa: F401  (TTIR, cache keys)
+    from .passes import make_ttir_pipeline  # noqa: F401
+    warm_compiler()
+
+
 def _patch(module) -> None:
     original = module.find_compile_subproc_binary
 

@@ -404,7 +404,8 @@ def shutdown() -> None:
 def zygote(fd_pairs: List[Tuple[int, int]]) -> None:
     """Import and warm up once, then fork one worker per (request, reply) pipe pair; wait
     for them all, so the caller's handle outlives its workers."""
-    _warm_up()
+    from .warm import warm_up
+    warm_up()
     import warnings
     warnings.filterwarnings("ignore", category=DeprecationWarning)  # fork(): no threads here
     every_fd = {fd for pair in fd_pairs for fd in pair}
@@ -435,7 +436,8 @@ def serve(inp_fd: int, out_fd: int) -> None:
     """A worker's loop: one request at a time until the caller closes the pipe."""
     inp = Connection(inp_fd, writable=False)
     out = Connection(out_fd, readable=False)
-    _warm_up()
+    from .warm import warm_up
+    warm_up()  # (done already where the zygote forked this worker)
     out.send(_READY)
     while True:
         try:
@@ -445,21 +447,9 @@ def serve(inp_fd: int, out_fd: int) -> None:
         out.send(_answer(request))
 
 
-def _warm_up() -> None:
-    """Import what the stages use before the first request arrives."""
-    try:
-        from ..backends.nvidia import backend  # noqa: F401
-        from ..backends.nvidia import lowering, llvm  # noqa: F401
-        from ..gpu import pipeline  # noqa: F401
-        from ..ir import parser  # noqa: F401
-        llvm._llvm()
-    except Exception:  # noqa: BLE001  (a worker for another backend still serves)
-        pass
-
-
 def _answer(request) -> Tuple:
     from ..ir.parser import parse_module
-    from .compiler import _backend_hash, _first_text, make_backend
+    from .compiler import _backend_hash, _first_text, _gc_paused, make_backend
     stage = "ttir"
     try:
         env = request.get("env")
@@ -478,11 +468,12 @@ def _answer(request) -> Tuple:
         _restore_arg_names(product, request["arg_names"])
         metadata = request["metadata"]
         asm, times = {}, []
-        for stage in request["stages"]:
-            t0 = time.perf_counter()
-            product = stages[stage](product, metadata)
-            times.append((stage, int((time.perf_counter() - t0) * 1e6)))
-            asm[stage] = _first_text(product)
+        with _gc_paused():  # (as a compile in the caller's process runs)
+            for stage in request["stages"]:
+                t0 = time.perf_counter()
+                product = stages[stage](product, metadata)
+                times.append((stage, int((time.perf_counter() - t0) * 1e6)))
+                asm[stage] = _first_text(product)
         return ("ok", asm, metadata, times)
     except BaseException as e:  # noqa: BLE001  (every failure goes back to the caller)
         import traceback

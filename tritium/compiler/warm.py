@@ -1,0 +1,36 @@
+"""A process's first compile, done ahead: what every later compile finds already in place.
+
+A fresh process's first GPU compile costs 0.1-0.3 s more than its second: importing the
+stages' modules (a few hundred files, from source where no bytecode was written), starting
+LLVM, reading the backend entry points, hashing tritium's sources for the cache key and
+asking ptxas its version. A process that will fork compile workers (tritium's own zygote,
+Inductor's compile-pool parent) does it once before forking, so every worker starts warm.
+
+Nothing here touches the CUDA driver: a process that forks must not have initialised it.
+"""
+from __future__ import annotations
+
+import time
+
+
+def warm_up() -> float:
+    """Import and initialise what the NVIDIA stages use (the frontend is the caller's to
+    import: this layer does not, and compile workers get TTIR); seconds taken. Never raises: a
+    process for another backend (or with a broken toolchain) compiles as it would have,
+    reporting whatever went wrong at its first compile."""
+    t0 = time.perf_counter()
+    try:
+        from ..backends import line_info  # noqa: F401
+        from ..backends.compiler import GPUTarget
+        from ..backends.nvidia import backend, llvm, lowering  # noqa: F401
+        from ..gpu import pipeline  # noqa: F401
+        from ..ir import parser  # noqa: F401
+        from ..runtime import cache
+        from ..backends import backends  # noqa: F401  (entry points, read once per process)
+        cache.tritium_key()
+        llvm._llvm()
+        # (ptxas --version, a subprocess, and the installed llvmlite's version: both cached)
+        backend.CUDABackend(GPUTarget("cuda", 90, 32)).hash()
+    except Exception:  # noqa: BLE001
+        pass
+    return time.perf_counter() - t0
