@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -347,10 +348,6 @@ def merge(runs):
     if len(runs) == 1:
         return runs[0]
 
-    def median(xs):
-        xs = sorted(xs)
-        return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
-
     rows = {}
     for name in dict.fromkeys(n for r in runs for n in r["rows"]):
         got = [r["rows"].get(name) for r in runs]
@@ -362,10 +359,10 @@ def merge(runs):
                "runs_first_s": [g["first_s"] for g in got]}
         for key in ("first_s", "steady_ms", "device_us"):
             vals = [g[key] for g in got if g.get(key) is not None]
-            row[key] = median(vals) if vals else None
+            row[key] = statistics.median(vals) if vals else None
         rows[name] = row
-    return {"head": runs[0]["head"], "rows": rows, "wall": median([r["wall"] for r in runs]),
-            "repeat": len(runs)}
+    return {"head": runs[0]["head"], "rows": rows,
+            "wall": statistics.median([r["wall"] for r in runs]), "repeat": len(runs)}
 
 
 def table(base, ours, names, title, first) -> None:

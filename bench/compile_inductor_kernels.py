@@ -128,7 +128,8 @@ def run(side, python, args):
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, TRITON_CACHE_DIR=tmp, TORCHINDUCTOR_CACHE_DIR=tmp + "/ind")
         cmd = [python, os.path.abspath(__file__), args.folder, "--worker", side,
-               "--arch", str(args.arch), "--heap", str(args.heap), "--profile", str(args.profile if side == "tritium" else 0)]
+               "--arch", str(args.arch), "--heap", str(args.heap),
+               "--profile", str(args.profile if side == "tritium" else 0)]
         p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     rows = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
     if p.returncode:

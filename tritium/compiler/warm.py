@@ -10,27 +10,24 @@ Nothing here touches the CUDA driver: a process that forks must not have initial
 """
 from __future__ import annotations
 
-import time
 
-
-def warm_up() -> float:
+def warm_up() -> None:
     """Import and initialise what the NVIDIA stages use (the frontend is the caller's to
-    import: this layer does not, and compile workers get TTIR); seconds taken. Never raises: a
-    process for another backend (or with a broken toolchain) compiles as it would have,
-    reporting whatever went wrong at its first compile."""
-    t0 = time.perf_counter()
+    import: this layer does not, and compile workers get TTIR). Never raises: a process for
+    another backend (or with a broken toolchain) compiles as it would have, reporting
+    whatever went wrong at its first compile."""
     try:
         from ..backends import line_info  # noqa: F401
-        from ..backends.compiler import GPUTarget
-        from ..backends.nvidia import backend, llvm, lowering  # noqa: F401
+        from ..backends.nvidia import backend, llvm, lowering, toolchain  # noqa: F401
         from ..gpu import pipeline  # noqa: F401
         from ..ir import parser  # noqa: F401
         from ..runtime import cache
         from ..backends import backends  # noqa: F401  (entry points, read once per process)
         cache.tritium_key()
         llvm._llvm()
-        # (ptxas --version, a subprocess, and the installed llvmlite's version: both cached)
-        backend.CUDABackend(GPUTarget("cuda", 90, 32)).hash()
+        # What the backend hash asks of the installation, both cached per process: ptxas's
+        # version (a subprocess) and llvmlite's (package metadata, read by the email parser).
+        toolchain.tool_version(toolchain.find_ptxas())
+        backend._llvmlite_version()
     except Exception:  # noqa: BLE001
         pass
-    return time.perf_counter() - t0

@@ -436,9 +436,7 @@ def serve(inp_fd: int, out_fd: int) -> None:
     """A worker's loop: one request at a time until the caller closes the pipe."""
     inp = Connection(inp_fd, writable=False)
     out = Connection(out_fd, readable=False)
-    from .warm import warm_up
-    warm_up()  # (done already where the zygote forked this worker)
-    out.send(_READY)
+    out.send(_READY)  # (warm already: the zygote warmed up before forking this worker)
     while True:
         try:
             request = inp.recv()
