@@ -86,7 +86,7 @@ class ASTSource:
             raise TypeError(f"ASTSource needs a @jit function, got {type(fn).__name__}")
         self.fn = fn
         self.name = fn.__name__
-        self.language = Language.TRITON
+        self._set_language()
         if isinstance(signature, str):
             signature = [s.strip() for s in signature.split(",") if s.strip()]
         if isinstance(signature, (list, tuple)):
@@ -109,13 +109,22 @@ class ASTSource:
     def from_specialization(cls, fn, specialization):
         """The JIT's per-argument `(type, key)` tuples as a source (no re-validation)."""
         self = cls.__new__(cls)
-        self.fn, self.name, self.language = fn, fn.__name__, Language.TRITON
+        self.fn, self.name = fn, fn.__name__
+        self._set_language()
         self.signature = {n: ty for n, (ty, _) in zip(fn.arg_names, specialization)}
         self.constants, self.attrs = {}, {}
         for i, spec in enumerate(specialization):
             _spec_paths(spec, (i,), self.constants, self.attrs)
         self._spec = tuple(specialization)
         return self
+
+    def _set_language(self) -> None:
+        # A Gluon kernel's code generator emits TTGIR: its first stage is "ttgir".
+        gluon = getattr(self.fn, "is_gluon", None)
+        if callable(gluon) and gluon():
+            self.language, self.ext = Language.GLUON, "ttgir"
+        else:
+            self.language = Language.TRITON
 
     def specialization(self) -> tuple:
         if self._spec is None:
@@ -134,7 +143,12 @@ class ASTSource:
         so the compiler needs no import of the frontend. Given a context of upstream's
         bindings (`triton._C.libtriton.ir.context`, as torch passes), the module comes back
         as those bindings' view of it."""
-        module, self.used_global_vals = self.fn.make_ttir_module(self.specialization(), options)
+        if self.language == Language.GLUON:
+            module, self.used_global_vals = self.fn.make_ttgir_module(
+                self.specialization(), options, _target_name(target, options))
+        else:
+            module, self.used_global_vals = self.fn.make_ttir_module(self.specialization(),
+                                                                     options)
         view = getattr(context, "module_view", None)
         return view(module) if view is not None else module
 
@@ -218,6 +232,13 @@ class IRSource:
                 raise IRSourceError(self.path, "the module has no ttg.num-warps attribute")
             return {"num_warps": int(value)}
         return {}
+
+
+def _target_name(target, options) -> str:
+    """A module's `ttg.target`: "cuda:90" (the arch the stages compile for), "cpu"."""
+    if target is None or target.backend == "cpu":
+        return "cpu"
+    return f"{target.backend}:{getattr(options, 'capability', target.arch)}"
 
 
 def _type_string(ty, attrs=None) -> str:

@@ -89,13 +89,14 @@ _quiet = _Quiet()
 class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
     def __init__(self, jit_fn, module: Operation, arg_types: List[Any], constants: Dict[int, Any],
                  attrs: Dict[int, list], function_name: str, is_kernel: bool,
-                 function_ret_types: Dict[str, Any], options=None):
+                 function_ret_types: Dict[str, Any], options=None, semantic_cls=None):
         from ..language.semantic import TritonSemantic
         from ..ir.builder import Builder
         self.jit_fn = jit_fn
         self.module = module
         self.builder = Builder()
-        self.semantic = TritonSemantic(self.builder, options)
+        # (Gluon passes its own rules; callees are generated with their caller's)
+        self.semantic = (semantic_cls or TritonSemantic)(self.builder, options)
         self.semantic.codegen = self
         self.arg_types = arg_types
         self.constants = constants

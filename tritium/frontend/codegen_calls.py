@@ -118,7 +118,8 @@ class CallsMixin:
         name = mangle_fn(fn.__name__, [t for t in arg_types if t is not None], constants)
         if name not in self.function_ret_types:
             gen = CodeGenerator(fn, self.module, arg_types, constants, {}, name, False,
-                                self.function_ret_types, self.options)
+                                self.function_ret_types, self.options,
+                                semantic_cls=type(self.semantic))
             try:
                 gen.visit(fn.parse())
             except Exception as e:

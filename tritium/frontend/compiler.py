@@ -56,13 +56,15 @@ def kernel_name(fn, specialization) -> str:
     return name
 
 
-def ast_to_ttir(fn, specialization, options=None):
-    """Run the code generator; returns (module, used_global_vals)."""
+def ast_to_ttir(fn, specialization, options=None, semantic_cls=None, module=None):
+    """Run the code generator; returns (module, used_global_vals). `semantic_cls` is the
+    language's rules (Gluon's emit TTGIR into a `module` that already has its attributes)."""
     from .codegen import CodeGenerator
     arg_types, constants, attrs = split_specialization(specialization)
-    module = make_module()
+    if module is None:
+        module = make_module()
     gen = CodeGenerator(fn, module, arg_types, constants, attrs, kernel_name(fn, specialization),
-                        True, {}, options)
+                        True, {}, options, semantic_cls=semantic_cls)
     gen.visit(fn.parse())
     return module, gen.used_global_vals
 

@@ -140,6 +140,10 @@ class JITFunction(JITCallable, KernelInterface):
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Cannot call @triton.jit'd outside of the scope of a kernel")
 
+    def is_gluon(self) -> bool:
+        """Whether this is a Gluon kernel (`gluon.jit`; compiled from TTGIR on)."""
+        return False
+
     def make_ttir_module(self, specialization, options=None):
         """The frontend's part of `compile(ASTSource(self, ...))`: code generation for one
         specialisation; returns (TTIR module, the globals it read)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..ir.core import Operation
 from ..passes import PassManager
 
-__all__ = ["make_ttgir", "ttgir_pipeline"]
+__all__ = ["make_ttgir", "ttgir_pipeline", "gluon_pipeline", "make_gluon_ttgir"]
 
 
 def ttgir_pipeline(num_warps: int = 4, threads_per_warp: int = 32, num_ctas: int = 1,
@@ -45,4 +45,24 @@ def make_ttgir(module: Operation, num_warps: int, threads_per_warp: int = 32,
     from . import passes  # noqa: F401  (registers the passes)
     PassManager(ttgir_pipeline(num_warps, threads_per_warp, num_ctas, target, num_stages),
                 **manager_options).run(module)
+    return module
+
+
+def gluon_pipeline(shared_memory: bool = True) -> str:
+    """A Gluon kernel's TTGIR stage (upstream's gluon pipeline): its layouts are the
+    user's, so none of the layout-changing passes (coalesce, remove-layout-conversions,
+    accelerate-matmul, pipelining) runs; AutoLayouts are resolved, then the usual
+    clean-ups, then (for a GPU) the shared-memory allocation the lowering reads."""
+    passes = ["inline", "gluon-resolve-auto-encodings", "canonicalize", "cse", "dce",
+              "symbol-dce"]
+    if shared_memory:
+        passes += ["allocate-shared-memory", "tritongpu-global-scratch-memory-allocation"]
+    return ",".join(passes)
+
+
+def make_gluon_ttgir(module: Operation, shared_memory: bool = True,
+                     **manager_options) -> Operation:
+    """Run the Gluon TTGIR stage on a module made by Gluon's code generator, in place."""
+    from . import passes  # noqa: F401  (registers the passes)
+    PassManager(gluon_pipeline(shared_memory), **manager_options).run(module)
     return module

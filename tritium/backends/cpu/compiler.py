@@ -79,6 +79,12 @@ def make_ttir(module, metadata, options):
     return module
 
 
+def make_gluon_ttgir(module):
+    """Gluon's TTGIR stage without the GPU's shared-memory allocation."""
+    from ...gpu.pipeline import make_gluon_ttgir as gluon_stage
+    return gluon_stage(module, shared_memory=False)
+
+
 class CPUBinary(NamedTuple):
     """What the CPU driver loads: the TTIR (module or text) and the object code (b"": none)."""
     ttir: object
@@ -108,6 +114,9 @@ class CPUBackend(BaseBackend):
         from .native.jit import host_key
         return f"cpu:{host_key()}"
 
+    def get_target_name(self, options) -> str:
+        return "cpu"
+
     def parse_options(self, options: dict) -> CPUOptions:
         known = CPUOptions.__dataclass_fields__
         opts = {k: v for k, v in dict(options).items() if k in known and v is not None}
@@ -119,6 +128,10 @@ class CPUBackend(BaseBackend):
         return CPUOptions(**opts)
 
     def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:
+        if language == Language.GLUON:
+            # A Gluon kernel's TTGIR (its layouts resolved, as on a GPU), then run without
+            # them: the CPU holds a program's whole block, so a layout says nothing it needs.
+            stages["ttgir"] = lambda src, metadata: make_gluon_ttgir(src)
         stages["ttir"] = lambda src, metadata: make_ttir(src, metadata, options)
         if compiled_stages(options):
             from . import native

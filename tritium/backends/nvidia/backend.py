@@ -137,8 +137,13 @@ class CUDABackend(BaseBackend):
 
     def add_stages(self, stages: dict, options, language=Language.TRITON) -> None:
         # Late-bound (`self.make_*`), so a stage can be swapped on the class or instance.
-        stages["ttir"] = lambda src, metadata: self.make_ttir(src, metadata, options)
-        stages["ttgir"] = lambda src, metadata: self.make_ttgir(src, options)
+        if language == Language.GLUON:
+            # A Gluon kernel arrives as TTGIR in the user's layouts: no TTIR stage, and
+            # none of the layout-choosing TTGIR passes (upstream's gluon pipeline).
+            stages["ttgir"] = lambda src, metadata: self.make_gluon_ttgir(src, options)
+        else:
+            stages["ttir"] = lambda src, metadata: self.make_ttir(src, metadata, options)
+            stages["ttgir"] = lambda src, metadata: self.make_ttgir(src, options)
         stages["llir"] = lambda src, metadata: _with_info(self.make_llir(src, options), metadata)
         stages["ptx"] = lambda src, metadata: self.make_ptx(src, options)
         stages["cubin"] = lambda src, metadata: _cubin_with_info(self.make_cubin(src, options),
@@ -191,6 +196,14 @@ class CUDABackend(BaseBackend):
                           num_ctas=options.num_ctas, target=f"cuda:{options.capability}",
                           num_stages=options.num_stages)
 
+    def make_gluon_ttgir(self, module, options):
+        from ...gpu.pipeline import make_gluon_ttgir
+        return make_gluon_ttgir(module)
+
+    def get_target_name(self, options) -> str:
+        """The module's `ttg.target` (upstream's name for it)."""
+        return f"cuda:{options.capability}"
+
     def make_llir(self, module, options):
         from .lowering import make_llir
         from .llvm import written_ptx_version
@@ -211,7 +224,7 @@ class CUDABackend(BaseBackend):
                           maxnreg=options.maxnreg)
 
 
-_STAGE_METHODS = ("add_stages", "make_ttir", "make_ttgir", "make_llir", "make_ptx", "make_cubin")
+_STAGE_METHODS = ("add_stages", "make_ttir", "make_ttgir", "make_gluon_ttgir", "make_llir", "make_ptx", "make_cubin")
 _OWN_STAGES = {name: CUDABackend.__dict__[name] for name in _STAGE_METHODS}
 
 

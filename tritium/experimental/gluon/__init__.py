@@ -1,5 +1,15 @@
-"""`triton.experimental.gluon`: NOT IMPLEMENTED in tritium — there is no Gluon language,
-`@gluon.jit` or layout-level code generation. Only two host-side data classes exist, with
-upstream's fields and checks, so that code which builds them on the host (argument
-specialisation, upstream's `runtime/test_specialize.py`) works:
-`language._layouts.NVMMASharedLayout` and `nvidia.hopper.TensorDescriptor`."""
+"""`triton.experimental.gluon`: Gluon, the kernel language whose layouts are explicit.
+
+`jit` (a `triton.jit` whose kernels compile from TTGIR in the layouts they name),
+`constexpr_function`, `must_use_result`; the language is `gluon.language` (`gl`); host-side
+TMA descriptors are `nvidia.hopper.TensorDescriptor`. On NVIDIA a Gluon kernel starts at
+the backend's Gluon "ttgir" stage (inline, AutoLayout resolution, canonicalize, CSE, DCE,
+shared-memory allocation — no layout-changing pass) and goes on to LLVM IR, PTX and a
+cubin; on the CPU backend the same TTGIR runs with its layouts dropped, so every Gluon
+kernel also runs without a GPU.
+"""
+from . import language, nvidia
+from ._runtime import constexpr_function, jit
+from ...language.core import must_use_result
+
+__all__ = ["jit", "constexpr_function", "must_use_result", "language", "nvidia"]

@@ -34,6 +34,7 @@ from .software_pipeline import SoftwarePipeline, pipeline_loops
 from .tma_lowering import TmaLowering, lower_tma
 from .global_scratch import GlobalScratchAllocation, allocate_global_scratch
 from .keep_tma_descriptors import KeepTmaDescriptors, mark_tma_descriptors
+from .resolve_auto_layouts import ResolveAutoLayouts, resolve_auto_layouts
 from .remove_layout_conversions import (RemoveLayoutConversions, count_converts,
                                         remove_layout_conversions)
 
