@@ -12,8 +12,11 @@ from __future__ import annotations
 import dataclasses
 
 from ...ir import types as T
+from ...ir.attrs import DenseElementsAttr
 
 _GPU_DIALECTS = ("ttg.", "ttng.", "nvgpu.", "amdgpu.", "nvvm.", "gpu.")
+# GPU-dialect ops the CPU backend runs as they are (a barrier is a no-op for it).
+_KEPT = ("ttg.barrier",)
 
 
 def _plain(ty):
@@ -34,11 +37,16 @@ def strip_layouts(module) -> None:
             op.results[0].replace_all_uses_with(op.operands[0])
             op.erase()
             continue
+        if op.name in _KEPT:
+            continue
         if op.name.startswith(_GPU_DIALECTS):
             raise ValueError(f"the CPU backend cannot run `{op.name}` from TTGIR (only "
                              "layouts are dropped; compile this file for a GPU target)")
         for r in op.results:
             r.type = _plain(r.type)
+        value = op.attributes.get("value") if op.name == "arith.constant" else None
+        if isinstance(value, DenseElementsAttr):  # (a splat constant carries its type)
+            op.attributes["value"] = DenseElementsAttr(value.value, _plain(value.type))
         for region in op.regions:
             for block in region.blocks:
                 for a in block.args:

@@ -1,0 +1,129 @@
+"""Gluon kernels the tests run on the CPU (both paths), compile for sm_90a and launch on a
+GPU. Layouts come in as constexpr arguments so one kernel is checked under several."""
+from tritium.experimental import gluon
+from tritium.experimental.gluon import language as gl
+
+
+def blocked_1d(spt=1, num_warps=4):
+    return gl.BlockedLayout([spt], [32], [num_warps], [0])
+
+
+def blocked_2d(spt=(1, 4), tpw=(4, 8), wpc=(4, 1), order=(1, 0)):
+    return gl.BlockedLayout(list(spt), list(tpw), list(wpc), list(order))
+
+
+@gluon.jit
+def binary_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: gl.constexpr, layout: gl.constexpr):
+    pid = gl.program_id(0)
+    offs = pid * BLOCK + gl.arange(0, BLOCK, layout=layout)
+    mask = offs < n
+    x = gl.load(x_ptr + offs, mask=mask, other=0.0)
+    y = gl.load(y_ptr + offs, mask=mask, other=1.0)
+    z = gl.where(x > y, x * y - 1.5, gl.maximum(x, y) / (gl.abs(y) + 1.0))
+    z = z + gl.exp(gl.minimum(x, 0.0)) + gl.sqrt(gl.abs(x))
+    gl.store(out_ptr + offs, z.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@gluon.jit
+def tile_2d_kernel(x_ptr, out_ptr, row_ptr, col_ptr, M, N, stride_m,
+                   BM: gl.constexpr, BN: gl.constexpr, layout: gl.constexpr):
+    """out = 2x + row-broadcast of the column sums; rows' sums and columns' maxima out."""
+    rows = gl.program_id(0) * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, BN, layout=gl.SliceLayout(0, layout))
+    r2 = gl.expand_dims(rows, 1)
+    c2 = gl.expand_dims(cols, 0)
+    mask = (r2 < M) & (c2 < N)
+    x = gl.load(x_ptr + r2 * stride_m + c2, mask=mask, other=0.0)
+    row_sum = gl.sum(x, axis=1)
+    col_max = gl.max(gl.where(mask, x, -float("inf")), axis=0)
+    y = 2 * x + gl.expand_dims(row_sum, 1)
+    gl.store(out_ptr + r2 * stride_m + c2, y, mask=mask)
+    gl.store(row_ptr + rows, row_sum, mask=rows < M)
+    gl.store(col_ptr + gl.program_id(0) * BN + cols, col_max, mask=cols < N)
+
+
+@gluon.jit
+def convert_kernel(x_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr,
+                   src: gl.constexpr, dst: gl.constexpr):
+    """Load in `src`, convert to `dst`, store the transpose through `dst`'s offsets."""
+    rows = gl.arange(0, M, layout=gl.SliceLayout(1, src))
+    cols = gl.arange(0, N, layout=gl.SliceLayout(0, src))
+    x = gl.load(x_ptr + gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0))
+    y = gl.convert_layout(x, dst)
+    rows_d = gl.arange(0, M, layout=gl.SliceLayout(1, dst))
+    cols_d = gl.arange(0, N, layout=gl.SliceLayout(0, dst))
+    gl.store(out_ptr + gl.expand_dims(cols_d, 0) * M + gl.expand_dims(rows_d, 1), y + 1)
+
+
+@gluon.jit
+def permute_reshape_kernel(x_ptr, t_ptr, r_ptr, M: gl.constexpr, N: gl.constexpr,
+                           layout: gl.constexpr):
+    """t = x.T (written through its own inferred layout), r = x reshaped to [M*N//2, 2]
+    then split and joined back swapped."""
+    rows = gl.arange(0, M, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, N, layout=gl.SliceLayout(0, layout))
+    offs = gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0)
+    x = gl.load(x_ptr + offs)
+    t = gl.permute(x, (1, 0))
+    gl.store(t_ptr + gl.permute(offs, (1, 0)) * 0 + gl.permute(
+        gl.expand_dims(cols, 0) * M + gl.expand_dims(rows, 1), (1, 0)), t)
+    pairs = gl.reshape(x, [M * N // 2, 2])
+    a, b = gl.split(pairs)
+    swapped = gl.join(b, a)
+    back = gl.reshape(swapped, [M, N])
+    offs_back = gl.convert_layout(offs, back.type.layout)
+    gl.store(r_ptr + offs_back, back)
+
+
+@gluon.jit
+def loop_kernel(x_ptr, out_ptr, n_chunks, BLOCK: gl.constexpr, UNROLL: gl.constexpr,
+                layout: gl.constexpr):
+    """out[i] = sum over chunks c of x[c, i] * (c % UNROLL + 1): a runtime loop carrying a
+    block in the user's layout, a static one inside."""
+    offs = gl.arange(0, BLOCK, layout=layout)
+    acc = gl.zeros([BLOCK], gl.float32, layout)
+    for c in range(0, n_chunks, UNROLL):
+        for u in gl.static_range(UNROLL):
+            v = gl.load(x_ptr + (c + u) * BLOCK + offs, mask=c + u < n_chunks, other=0.0)
+            acc += v * (u + 1)
+    gl.store(out_ptr + offs, acc)
+
+
+@gluon.jit
+def atomic_kernel(x_ptr, hist_ptr, n, BLOCK: gl.constexpr, BINS: gl.constexpr,
+                  layout: gl.constexpr):
+    offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)
+    mask = offs < n
+    v = gl.load(x_ptr + offs, mask=mask, other=0)
+    gl.atomic_add(hist_ptr + (v % BINS), gl.full_like(v, 1), mask=mask)
+
+
+@gluon.jit
+def auto_layout_kernel(x_ptr, out_ptr, BLOCK: gl.constexpr, layout: gl.constexpr):
+    """`arange` without a layout, fixed later by `set_auto_layout`."""
+    offs = gl.arange(0, BLOCK)
+    offs = gl.set_auto_layout(offs, layout)
+    x = gl.load(x_ptr + offs)
+    gl.store(out_ptr + offs, x * 3)
+
+
+@gluon.jit
+def num_warps_kernel(out_ptr, BLOCK: gl.constexpr):
+    """A layout built in the kernel from `gl.num_warps()`."""
+    layout: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    offs = gl.arange(0, BLOCK, layout=layout)
+    gl.store(out_ptr + offs, gl.full([BLOCK], gl.num_warps(), gl.int32, layout) + offs)
+
+
+@gluon.jit
+def reduce_all_kernel(x_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr, layout: gl.constexpr):
+    """Whole-tile reductions (axis=None), keep_dims, xor_sum and min."""
+    rows = gl.arange(0, M, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, N, layout=gl.SliceLayout(0, layout))
+    x = gl.load(x_ptr + gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0))
+    total = gl.sum(x)
+    mins = gl.min(x, axis=1, keep_dims=True)
+    xs = gl.xor_sum(x.to(gl.int32), axis=0)
+    gl.store(out_ptr, total)
+    gl.store(out_ptr + 1 + rows, gl.sum(mins, axis=1))
+    gl.store(out_ptr + 1 + M + cols, xs.to(gl.float32))
