@@ -18,7 +18,8 @@ dropped from the output (what it imported is copied or imported at the top inste
 
 `ignored_decorator_matchers` (or a `RewriteSpec`) name decorators to drop: a matching
 decorator and every one above it (applied after it) are left out, and not scanned.
-Upstream's `translate_to_gluon=True` needs the Gluon translator, which tritium lacks: it raises.
+`translate_to_gluon=True` slices through `translator.GluonSlicer`: `@jit` functions come out
+translated to Gluon, host code's descriptors wrapped for Gluon (see translator.py).
 """
 from __future__ import annotations
 
@@ -91,8 +92,10 @@ class RewriteSpec:
 
 
 def _jit_function_types() -> tuple[type, ...]:
+    """Wrappers copied as the function they wrap (its `def` keeps the decorator)."""
     from ...frontend.jit import JITFunction
-    return (JITFunction, )
+    from ...language.builtins import ConstexprFunction
+    return (JITFunction, ConstexprFunction)
 
 
 @dataclass
@@ -496,7 +499,7 @@ class _Slicer:
         return graph
 
     def name_all(self) -> None:
-        taken: set[str] = set()
+        taken: set[str] = set(self.reserved_names())
         for ref in self.references.values():
             gv = ref.value
             if self.is_leaf(gv):
@@ -533,9 +536,22 @@ class _Slicer:
             gv = ref.value
             if self.is_leaf(gv):
                 continue
-            tree = _Rewriter(gv.module, Scopes(gv.globals()), self.spec, self).visit(gv.parse())
+            tree = self.rewriter(gv).visit(gv.parse())
             chunks.append(gv.emit(tree, ref.new_name) + "\n\n\n")
-        return "\n".join(self.imports) + "\n\n" + "".join(chunks)
+        tail = self.epilogue()     # before the imports are joined: it may add some
+        return "\n".join(self.imports) + "\n\n" + "".join(chunks) + tail
+
+    # Hooks for the Gluon translator's slicer.
+    def reserved_names(self) -> set[str]:
+        """Names the output defines besides the copied definitions."""
+        return set()
+
+    def rewriter(self, gv: GlobalValue) -> _Rewriter:
+        return _Rewriter(gv.module, Scopes(gv.globals()), self.spec, self)
+
+    def epilogue(self) -> str:
+        """Text appended after the copied definitions."""
+        return ""
 
 
 def _with_tritium(modules: Sequence[str] | None) -> list[str]:
@@ -584,9 +600,6 @@ def slice_kernel(
 ) -> str:
     """The source of the `root_paths` objects (`module.path:name`) and all they depend on,
     leaf modules' names imported instead of copied. See the module docstring."""
-    if translate_to_gluon:
-        raise NotImplementedError("slice_kernel(translate_to_gluon=True) needs upstream's Triton-to-Gluon "
-                                  "translator, which tritium does not provide (it has no Gluon)")
     if isinstance(root_paths, str) or isinstance(leaf_modules, str):
         raise TypeError("slice_kernel: root_paths and leaf_modules are lists of strings, not a string")
     spec = rewrite_spec or RewriteSpec()
@@ -594,7 +607,11 @@ def slice_kernel(
                        tuple(spec.annotation_rewriters) + tuple(annotation_rewriters))
     roots = [get_base_value(p) for p in root_paths]
     leaf_ids = {get_base_value(p, "leaf_paths").id for p in leaf_paths or []}
-    slicer = _Slicer(leaf_modules, include_below, leaf_ids, spec)
+    if translate_to_gluon:
+        from .translator import GluonSlicer     # (it imports this module)
+        slicer: _Slicer = GluonSlicer(leaf_modules, include_below, leaf_ids, spec, target=target)
+    else:
+        slicer = _Slicer(leaf_modules, include_below, leaf_ids, spec)
     for gv in roots:
         if gv.id not in slicer.references:
             slicer.references[gv.id] = Reference(gv)
@@ -615,9 +632,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="a submodule of a leaf module to copy from after all; repeatable")
     parser.add_argument("--leaf-path", dest="leaf_paths", action="append", default=[],
                         help="one object (module.path:name) imported, not copied; repeatable")
+    parser.add_argument("--translate-to-gluon", action="store_true", help="translate @jit functions to Gluon")
     parser.add_argument("--output-path", default="-", help="file to write ('-': standard output)")
     args = parser.parse_args(argv)
-    text = slice_kernel(args.root_paths, args.leaf_modules, args.include_below, args.leaf_paths)
+    text = slice_kernel(args.root_paths, args.leaf_modules, args.include_below, args.leaf_paths,
+                        translate_to_gluon=args.translate_to_gluon)
     if args.output_path == "-":
         sys.stdout.write(text)
     else:
