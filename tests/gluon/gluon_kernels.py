@@ -59,7 +59,7 @@ def convert_kernel(x_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr,
 def permute_reshape_kernel(x_ptr, t_ptr, r_ptr, M: gl.constexpr, N: gl.constexpr,
                            layout: gl.constexpr):
     """t = x.T (written through its own inferred layout), r = x reshaped to [M*N//2, 2]
-    then split and joined back swapped."""
+    then split and joined back with the pair swapped."""
     rows = gl.arange(0, M, layout=gl.SliceLayout(1, layout))
     cols = gl.arange(0, N, layout=gl.SliceLayout(0, layout))
     offs = gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0)
@@ -67,7 +67,9 @@ def permute_reshape_kernel(x_ptr, t_ptr, r_ptr, M: gl.constexpr, N: gl.constexpr
     t = gl.permute(x, (1, 0))
     gl.store(t_ptr + gl.permute(offs, (1, 0)) * 0 + gl.permute(
         gl.expand_dims(cols, 0) * M + gl.expand_dims(rows, 1), (1, 0)), t)
-    pairs = gl.reshape(x, [M * N // 2, 2])
+    # (split wants the pair in one thread's registers: only some layouts reshape so)
+    pair_layout: gl.constexpr = gl.BlockedLayout([1, 2], [32, 1], [gl.num_warps(), 1], [1, 0])
+    pairs = gl.convert_layout(gl.reshape(x, [M * N // 2, 2]), pair_layout)
     a, b = gl.split(pairs)
     swapped = gl.join(b, a)
     back = gl.reshape(swapped, [M, N])

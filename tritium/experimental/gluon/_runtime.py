@@ -34,8 +34,29 @@ class GluonJITFunction(JITFunction):
         attrs["ttg.num-warps"] = IntegerAttr(int(getattr(options, "num_warps", 4) or 4), T.i32)
         attrs["ttg.target"] = StringAttr(target)
         attrs["ttg.threads-per-warp"] = IntegerAttr(32, T.i32)
-        return ast_to_ttir(self, specialization, options, semantic_cls=GluonSemantic,
-                           module=module)
+        module, used = ast_to_ttir(self, specialization, options, semantic_cls=GluonSemantic,
+                                   module=module)
+        self._resolve_auto_layouts(module)
+        return module, used
+
+    def _resolve_auto_layouts(self, module) -> None:
+        """AutoLayouts resolved right after code generation (the backend's pass then finds
+        none), so a tensor left without a layout is a CompilationError at its line."""
+        import ast
+        from ...compiler.errors import CompilationError
+        from ...gpu.passes.resolve_auto_layouts import AutoLayoutError, resolve_auto_layouts
+        try:
+            resolve_auto_layouts(module)
+        except AutoLayoutError as e:
+            node = None
+            loc = e.loc
+            while loc is not None and getattr(loc, "callsite", None) is not None:
+                loc = loc.callsite
+            if loc is not None and loc.file == self.file_name:
+                node = ast.Pass()
+                node.lineno = loc.line - (self.starting_line_number - 1)
+                node.col_offset = loc.col
+            raise CompilationError(self.src, node, f"{type(e).__name__}: {e}") from None
 
     def make_ttir_module(self, specialization, options=None):
         raise TypeError(f"{self.__name__} is a Gluon kernel: it compiles from TTGIR "

@@ -1,0 +1,120 @@
+"""Gluon kernels on the CPU backend (layouts dropped) against numpy, on both CPU paths:
+elementwise math in several layouts and dtypes, 2-D tiles built from SliceLayout aranges,
+reductions into slice layouts, layout conversions, permute/reshape/join/split, loops,
+atomics, AutoLayout and `num_warps()`."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, os.path.dirname(__file__))
+
+from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
+                           blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
+                           permute_reshape_kernel, reduce_all_kernel, tile_2d_kernel)
+
+pytestmark = pytest.mark.usefixtures("private_cache")
+
+LAYOUTS_2D = [blocked_2d(), blocked_2d((4, 1), (8, 4), (1, 4), (0, 1)),
+              blocked_2d((2, 2), (2, 16), (2, 2), (1, 0))]
+
+
+def _binary_ref(x, y):
+    x, y = x.astype(np.float32), y.astype(np.float32)
+    with np.errstate(all="ignore"):
+        z = np.where(x > y, x * y - 1.5, np.maximum(x, y) / (np.abs(y) + 1))
+        return z + np.exp(np.minimum(x, 0)) + np.sqrt(np.abs(x))
+
+
+@pytest.mark.parametrize("n,block,spt", [(1000, 256, 1), (4096, 512, 4), (77, 128, 2)])
+@pytest.mark.parametrize("out_dtype", [torch.float32, torch.float16])
+def test_binary(cpu_path, rng, n, block, spt, out_dtype):
+    x = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    y = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    out = torch.empty(n, dtype=out_dtype)
+    binary_kernel[(-(-n // block),)](x, y, out, n, BLOCK=block, layout=blocked_1d(spt))
+    ref = _binary_ref(x.numpy(), y.numpy())
+    tol = 1e-5 if out_dtype == torch.float32 else 2e-3
+    np.testing.assert_allclose(out.float().numpy(), ref, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS_2D)
+@pytest.mark.parametrize("M,N,BM,BN", [(32, 16, 32, 16), (50, 13, 16, 16), (64, 32, 32, 32)])
+def test_tile_2d(cpu_path, rng, layout, M, N, BM, BN):
+    x = torch.from_numpy(rng.standard_normal((M, N)).astype(np.float32))
+    out = torch.empty_like(x)
+    grid = -(-M // BM)
+    rows, cols = torch.empty(M), torch.empty(grid * BN)
+    tile_2d_kernel[(grid,)](x, out, rows, cols, M, N, N, BM=BM, BN=BN, layout=layout)
+    xn = x.numpy()
+    row_sum = xn.sum(1)
+    np.testing.assert_allclose(rows.numpy(), row_sum, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out.numpy(), 2 * xn + row_sum[:, None], rtol=1e-5, atol=1e-5)
+    for p in range(grid):
+        part = xn[p * BM:(p + 1) * BM]
+        np.testing.assert_array_equal(cols.numpy()[p * BN:p * BN + N], part.max(0))
+
+
+@pytest.mark.parametrize("src,dst", [(LAYOUTS_2D[0], LAYOUTS_2D[1]), (LAYOUTS_2D[1], LAYOUTS_2D[2]),
+                                     (LAYOUTS_2D[2], LAYOUTS_2D[2])])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32])
+def test_convert_layout(cpu_path, rng, src, dst, dtype):
+    x = torch.from_numpy(rng.integers(-1000, 1000, (32, 16)).astype(np.float32)).to(dtype)
+    out = torch.empty(16, 32, dtype=dtype)
+    convert_kernel[(1,)](x, out, 32, 16, src, dst)
+    np.testing.assert_array_equal(out.numpy(), x.numpy().T + 1)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS_2D)
+def test_permute_reshape_join_split(cpu_path, rng, layout):
+    x = torch.from_numpy(rng.standard_normal((32, 16)).astype(np.float32))
+    t, r = torch.empty(16, 32), torch.empty(32, 16)
+    permute_reshape_kernel[(1,)](x, t, r, 32, 16, layout)
+    np.testing.assert_array_equal(t.numpy(), x.numpy().T)
+    np.testing.assert_array_equal(r.numpy(), x.numpy().reshape(-1, 2)[:, ::-1].reshape(32, 16))
+
+
+@pytest.mark.parametrize("chunks,unroll", [(7, 2), (8, 4), (1, 1)])
+def test_loop(cpu_path, rng, chunks, unroll):
+    x = torch.from_numpy(rng.standard_normal((chunks, 128)).astype(np.float32))
+    out = torch.empty(128)
+    loop_kernel[(1,)](x, out, chunks, 128, unroll, blocked_1d())
+    ref = sum(x.numpy()[c] * (c % unroll + 1) for c in range(chunks))
+    np.testing.assert_allclose(out.numpy(), ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("n,bins", [(1000, 8), (3000, 16)])
+def test_atomic_histogram(cpu_path, rng, n, bins):
+    v = torch.from_numpy(rng.integers(0, 10_000, n).astype(np.int32))
+    hist = torch.zeros(bins, dtype=torch.int32)
+    atomic_kernel[(-(-n // 256),)](v, hist, n, 256, bins, blocked_1d())
+    np.testing.assert_array_equal(hist.numpy(), np.bincount(v.numpy() % bins, minlength=bins))
+
+
+def test_auto_layout(cpu_path, rng):
+    x = torch.from_numpy(rng.standard_normal(128).astype(np.float32))
+    out = torch.empty(128)
+    auto_layout_kernel[(1,)](x, out, 128, blocked_1d())
+    np.testing.assert_allclose(out.numpy(), x.numpy() * 3, rtol=1e-6)
+
+
+@pytest.mark.parametrize("num_warps", [1, 4, 8])
+def test_num_warps(cpu_path, num_warps):
+    out = torch.empty(256, dtype=torch.int32)
+    num_warps_kernel[(1,)](out, 256, num_warps=num_warps)
+    np.testing.assert_array_equal(out.numpy(), np.arange(256) + num_warps)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS_2D)
+def test_reductions(cpu_path, rng, layout):
+    M, N = 32, 16
+    x = np.floor(rng.random((M, N)) * 100).astype(np.float32)
+    out = torch.empty(1 + M + N)
+    reduce_all_kernel[(1,)](torch.from_numpy(x), out, M, N, layout)
+    o = out.numpy()
+    np.testing.assert_allclose(o[0], x.sum(), rtol=1e-6)
+    np.testing.assert_array_equal(o[1:1 + M], x.min(1))
+    np.testing.assert_array_equal(o[1 + M:].astype(np.int64),
+                                  np.bitwise_xor.reduce(x.astype(np.int32), axis=0))

@@ -1,0 +1,110 @@
+"""GPU: the Gluon test kernels launched on the device against torch (and the same kernels'
+CPU results), in the layouts the tests name."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, os.path.dirname(__file__))
+
+from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
+                           blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
+                           permute_reshape_kernel, reduce_all_kernel, tile_2d_kernel)
+
+pytestmark = pytest.mark.gpu
+
+LAYOUTS_2D = [blocked_2d(), blocked_2d((4, 1), (8, 4), (1, 4), (0, 1)),
+              blocked_2d((2, 2), (2, 16), (2, 2), (1, 0))]
+
+
+def _cuda(a):
+    return torch.from_numpy(np.ascontiguousarray(a)).cuda()
+
+
+@pytest.mark.parametrize("n,block,spt", [(1000, 256, 1), (4096, 512, 4), (77, 128, 2)])
+@pytest.mark.parametrize("out_dtype", [torch.float32, torch.float16])
+def test_binary(rng, n, block, spt, out_dtype):
+    x = _cuda(rng.standard_normal(n).astype(np.float32))
+    y = _cuda(rng.standard_normal(n).astype(np.float32))
+    out = torch.empty(n, dtype=out_dtype, device="cuda")
+    binary_kernel[(-(-n // block),)](x, y, out, n, BLOCK=block, layout=blocked_1d(spt))
+    z = torch.where(x > y, x * y - 1.5, torch.maximum(x, y) / (y.abs() + 1))
+    z = z + torch.exp(torch.minimum(x, torch.zeros_like(x))) + torch.sqrt(x.abs())
+    tol = 1e-5 if out_dtype == torch.float32 else 2e-3
+    torch.testing.assert_close(out.float(), z, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS_2D)
+@pytest.mark.parametrize("M,N,BM,BN", [(32, 16, 32, 16), (50, 13, 16, 16), (64, 32, 32, 32)])
+def test_tile_2d(rng, layout, M, N, BM, BN):
+    x = _cuda(rng.standard_normal((M, N)).astype(np.float32))
+    out = torch.empty_like(x)
+    grid = -(-M // BM)
+    rows = torch.empty(M, device="cuda")
+    cols = torch.empty(grid * BN, device="cuda")
+    tile_2d_kernel[(grid,)](x, out, rows, cols, M, N, N, BM=BM, BN=BN, layout=layout)
+    torch.testing.assert_close(rows, x.sum(1), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(out, 2 * x + x.sum(1)[:, None], rtol=1e-5, atol=1e-5)
+    for p in range(grid):
+        torch.testing.assert_close(cols[p * BN:p * BN + N], x[p * BM:(p + 1) * BM].max(0).values)
+
+
+@pytest.mark.parametrize("src,dst", [(LAYOUTS_2D[0], LAYOUTS_2D[1]), (LAYOUTS_2D[1], LAYOUTS_2D[2]),
+                                     (LAYOUTS_2D[2], LAYOUTS_2D[0])])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.float16])
+def test_convert_layout(rng, src, dst, dtype):
+    x = _cuda(rng.integers(-1000, 1000, (32, 16)).astype(np.float32)).to(dtype)
+    out = torch.empty(16, 32, dtype=dtype, device="cuda")
+    convert_kernel[(1,)](x, out, 32, 16, src, dst)
+    torch.testing.assert_close(out, x.T + 1)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS_2D)
+def test_permute_reshape_join_split(rng, layout):
+    x = _cuda(rng.standard_normal((32, 16)).astype(np.float32))
+    t = torch.empty(16, 32, device="cuda")
+    r = torch.empty(32, 16, device="cuda")
+    permute_reshape_kernel[(1,)](x, t, r, 32, 16, layout)
+    torch.testing.assert_close(t, x.T)
+    torch.testing.assert_close(r, x.reshape(-1, 2).flip(1).reshape(32, 16))
+
+
+@pytest.mark.parametrize("chunks,unroll", [(7, 2), (8, 4)])
+def test_loop(rng, chunks, unroll):
+    x = _cuda(rng.standard_normal((chunks, 128)).astype(np.float32))
+    out = torch.empty(128, device="cuda")
+    loop_kernel[(1,)](x, out, chunks, 128, unroll, blocked_1d())
+    ref = sum(x[c] * (c % unroll + 1) for c in range(chunks))
+    torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_atomic_histogram(rng):
+    v = _cuda(rng.integers(0, 10_000, 3000).astype(np.int32))
+    hist = torch.zeros(16, dtype=torch.int32, device="cuda")
+    atomic_kernel[(-(-3000 // 256),)](v, hist, 3000, 256, 16, blocked_1d())
+    torch.testing.assert_close(hist, torch.bincount((v % 16).long(), minlength=16).int())
+
+
+def test_auto_layout_and_num_warps(rng):
+    x = _cuda(rng.standard_normal(128).astype(np.float32))
+    out = torch.empty(128, device="cuda")
+    auto_layout_kernel[(1,)](x, out, 128, blocked_1d())
+    torch.testing.assert_close(out, x * 3)
+    o = torch.empty(256, dtype=torch.int32, device="cuda")
+    num_warps_kernel[(1,)](o, 256, num_warps=8)
+    torch.testing.assert_close(o, torch.arange(256, dtype=torch.int32, device="cuda") + 8)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS_2D)
+def test_reductions(rng, layout):
+    M, N = 32, 16
+    x = np.floor(rng.random((M, N)) * 100).astype(np.float32)
+    out = torch.empty(1 + M + N, device="cuda")
+    reduce_all_kernel[(1,)](_cuda(x), out, M, N, layout)
+    o = out.cpu().numpy()
+    np.testing.assert_allclose(o[0], x.sum(), rtol=1e-6)
+    np.testing.assert_array_equal(o[1:1 + M], x.min(1))
+    np.testing.assert_array_equal(o[1 + M:].astype(np.int64),
+                                  np.bitwise_xor.reduce(x.astype(np.int32), axis=0))
