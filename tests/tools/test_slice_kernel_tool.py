@@ -283,3 +283,46 @@ def test_under_compat_names_resolve_and_output_says_triton(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "import triton.language as tl" in res.stdout and "@triton.jit" in res.stdout
     assert "tritium" not in res.stdout
+
+
+def test_translate_to_gluon_slices_host_and_kernel(make_package, tmp_path, rng):
+    """Host code and the kernel it launches, translated together and run on the CPU."""
+    import torch
+    pkg = make_package({
+        "k.py": """
+            import torch
+            import tritium
+            import tritium.language as tl
+            from tritium.tools.tensor_descriptor import TensorDescriptor
+
+            SCALE = tl.constexpr(3)
+
+            @tritium.jit
+            def scaled_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+                offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                mask = offs < n
+                x = tl.load(x_ptr + offs, mask=mask)
+                tl.store(out_ptr + offs, x * SCALE + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+            def run(x, y):
+                out = torch.empty_like(x)
+                scaled_add[(tritium.cdiv(x.numel(), 64), )](x, y, out, x.numel(), BLOCK=64)
+                return out
+
+            def descriptors(t):
+                return TensorDescriptor.from_tensor(t, [16, 16]), convert_host_descriptor(TensorDescriptor(
+                    t, t.shape, t.stride(), [16, 16]))
+
+            def convert_host_descriptor(desc):
+                return desc
+        """})
+    text = slice_kernel([f"{pkg}.k:run", f"{pkg}.k:descriptors"], ["tritium", "torch"], translate_to_gluon=True)
+    assert "@gluon.jit\ndef scaled_add(" in text and "SCALE = gl.constexpr(3)" in text
+    # Made descriptors are converted for Gluon; one the code already converts is not wrapped
+    # twice (the user's own convert_host_descriptor keeps its place, under another name).
+    assert "convert_host_descriptor(TensorDescriptor.from_tensor(t, [16, 16]))" in text
+    assert "k_convert_host_descriptor(TensorDescriptor(t, t.shape, t.stride(), [16, 16]))" in text
+    assert "def convert_host_descriptor(desc):" in text and "def k_convert_host_descriptor(desc):" in text
+    torch.manual_seed(int(rng.integers(2**31)))
+    x, y = torch.randn(1000), torch.randn(1000)
+    torch.testing.assert_close(load_output(tmp_path, text).run(x, y), x * 3 + y, atol=0, rtol=0)

@@ -33,6 +33,8 @@ def get_num_threads_per_warp(target=None):
 
 @gluon.jit
 def get_num_threads_per_program():
+    # (The translator writes `gl.num_warps() * get_num_threads_per_warp()` in place instead:
+    # it must stay a constexpr, and a @gluon.jit function's result is a tensor in tritium.)
     return gl.num_warps() * get_num_threads_per_warp()
 
 
@@ -159,7 +161,8 @@ def dot_precision(a_ty, input_precision, allow_tf32):
 
 @gluon.constexpr_function
 def dot_uses_mma(target, a_ty):
-    # mma.sync (sm_80+) takes 2-d fp16/bf16/tf32/int8 operands; anything else goes to FMA.
+    # mma.sync (sm_80+) takes 2-d fp16/bf16/tf32/int8 operands; anything else (the CPU backend
+    # included) takes the portable path.
     if target is None or target.backend != "cuda" or target.arch < 80:
         return False
     return len(a_ty.shape) == 2 and a_ty.element_ty.primitive_bitwidth in (8, 16, 32)
@@ -189,16 +192,28 @@ def tl_dot_mma_v2(a, b, acc, precision: gl.constexpr, out_dtype: gl.constexpr):
     return reset_to_default_layout(result)
 
 
+@gluon.constexpr_function
+def dot_product_layout(m, k, n, num_warps):
+    # The [M, K, N] layout of the elementwise products the portable dot sums over K.
+    return default_blocked_layout([m, k, n], num_warps)
+
+
 @gluon.jit
-def tl_dot_fma(a, b, acc, out_dtype: gl.constexpr):
-    layout: gl.constexpr = default_blocked_layout([a.shape[0], b.shape[1]], gl.num_warps())
-    a = gl.convert_layout(a, gl.DotOperandLayout(operand_index=0, parent=layout, k_width=0))
-    b = gl.convert_layout(b, gl.DotOperandLayout(operand_index=1, parent=layout, k_width=0))
+def tl_dot_portable(a, b, acc, out_dtype: gl.constexpr):
+    # Any target: products a[m, k] * b[k, n] in out_dtype, summed over k (each sum in the
+    # order K runs, one thread per (m, n)). Registers grow with M*K*N: for the CPU backend
+    # and small tiles, not a GPU's fast path.
+    M: gl.constexpr = a.shape[0]
+    K: gl.constexpr = a.shape[1]
+    N: gl.constexpr = b.shape[1]
+    layout: gl.constexpr = dot_product_layout(M, K, N, gl.num_warps())
+    a3 = gl.expand_dims(gl.convert_layout(a.to(out_dtype), gl.SliceLayout(2, layout)), 2)
+    b3 = gl.expand_dims(gl.convert_layout(b.to(out_dtype), gl.SliceLayout(0, layout)), 0)
+    result = reset_to_default_layout(gl.sum(a3 * b3, axis=1))
     if acc is None:
-        start = gl.full([a.shape[0], b.shape[1]], 0, out_dtype, layout=layout)
+        return result
     else:
-        start = gl.convert_layout(acc, layout)
-    return gl.dot_fma(a, b, start)
+        return reset_to_default_layout(acc) + result
 
 
 @gluon.jit
@@ -209,12 +224,18 @@ def tl_dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprec
     if dot_uses_mma(current_target(), a.type):
         return tl_dot_mma_v2(a, b, acc, precision, out_dtype)
     else:
-        return tl_dot_fma(a, b, acc, out_dtype)
+        return tl_dot_portable(a, b, acc, out_dtype)
+
+
+@gluon.constexpr_function
+def default_nvmma_layout(block_shape, dtype):
+    # The layout convert_host_descriptor gives host descriptors, so both kinds load alike.
+    return gl.NVMMASharedLayout.get_default_for(block_shape, dtype)
 
 
 @gluon.jit
 def tl_make_tensor_descriptor(base, shape, strides, block_shape, padding_option: gl.constexpr = "zero"):
-    layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for(block_shape, base.dtype.element_ty)
+    layout: gl.constexpr = default_nvmma_layout(block_shape, base.dtype.element_ty)
     return gl.nvidia.hopper.tma.make_tensor_descriptor(base, shape, strides, block_shape, layout, padding_option)
 
 

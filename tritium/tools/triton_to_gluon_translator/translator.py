@@ -144,6 +144,10 @@ class _GluonRewriter(_Translating, _Rewriter):
     def _translate_call(self, node: ast.Call, name: str, receiver: ast.expr | None) -> ast.expr:
         operands = ([self.visit(receiver)] if receiver is not None else []) + self._visit_each(node.args)
         keywords = self._visit_each(node.keywords)
+        if name == "cuda.num_threads":
+            # In place, not a helper call: the count must stay a constexpr (arange's bound).
+            return ast.BinOp(_call(_parse_expr("gl.num_warps"), []), ast.Mult(),
+                             _call(self.helper("get_num_threads_per_warp"), []))
         if name == "range":
             # Gluon loops are plain `range`; the software-pipelining hints have no meaning there.
             step = [k.value for k in keywords if k.arg == "step"]
