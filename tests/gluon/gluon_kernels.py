@@ -129,3 +129,63 @@ def reduce_all_kernel(x_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr, layout: 
     gl.store(out_ptr, total)
     gl.store(out_ptr + 1 + rows, gl.sum(mins, axis=1))
     gl.store(out_ptr + 1 + M + cols, xs.to(gl.float32))
+
+
+
+@gluon.jit
+def smem_roundtrip_kernel(x_ptr, out_ptr, outt_ptr, M: gl.constexpr, N: gl.constexpr,
+                          src: gl.constexpr, dst: gl.constexpr, dst_t: gl.constexpr,
+                          smem: gl.constexpr):
+    """x through shared memory: allocated from a tensor and read back in another layout,
+    overwritten by a store, read transposed through a permuted view.
+    out = x + 2x, outt = (2x).T"""
+    rows = gl.arange(0, M, layout=gl.SliceLayout(1, src))
+    cols = gl.arange(0, N, layout=gl.SliceLayout(0, src))
+    x = gl.load(x_ptr + gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0))
+    buf = gl.allocate_shared_memory(x.dtype, [M, N], smem, x)
+    y = buf.load(dst)
+    buf.store(x * 2)
+    z = buf.load(dst)
+    rows_d = gl.arange(0, M, layout=gl.SliceLayout(1, dst))
+    cols_d = gl.arange(0, N, layout=gl.SliceLayout(0, dst))
+    gl.store(out_ptr + gl.expand_dims(rows_d, 1) * N + gl.expand_dims(cols_d, 0), y + z)
+    t = buf.permute((1, 0)).load(dst_t)
+    rows_t = gl.arange(0, N, layout=gl.SliceLayout(1, dst_t))
+    cols_t = gl.arange(0, M, layout=gl.SliceLayout(0, dst_t))
+    gl.store(outt_ptr + gl.expand_dims(rows_t, 1) * M + gl.expand_dims(cols_t, 0), t)
+
+
+@gluon.jit
+def smem_ring_kernel(x_ptr, out_ptr, half_ptr, n_tiles, BLOCK: gl.constexpr,
+                     SLOTS: gl.constexpr, layout: gl.constexpr, smem: gl.constexpr):
+    """A ring of SLOTS buffers: tile t goes into slot (t + 1) % SLOTS and the slot written
+    one iteration earlier is read back, so out[t] = x[t - 1] (zeros for t = 0); half[t] is
+    the second half of tile t read through a slice of its slot."""
+    offs = gl.arange(0, BLOCK, layout=layout)
+    half_layout: gl.constexpr = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])
+    half_offs = gl.arange(0, BLOCK // 2, layout=half_layout)
+    ring = gl.allocate_shared_memory(gl.float32, [SLOTS, BLOCK], smem)
+    ring.index(1 % SLOTS).store(gl.zeros([BLOCK], gl.float32, layout))
+    for t in range(n_tiles):
+        cur = ring.index((t + 2) % SLOTS)
+        cur.store(gl.load(x_ptr + t * BLOCK + offs))
+        prev = ring.index((t + 1) % SLOTS).load(layout)
+        gl.store(out_ptr + t * BLOCK + offs, prev)
+        half = cur.slice(BLOCK // 2, BLOCK // 2).load(half_layout)
+        gl.store(half_ptr + t * (BLOCK // 2) + half_offs, half)
+
+
+@gluon.jit
+def smem_views_kernel(x_ptr, flat_ptr, bits_ptr, M: gl.constexpr, N: gl.constexpr,
+                      layout: gl.constexpr, flat: gl.constexpr):
+    """A row-major buffer read flat through a reshaped view, and its float32 bits read
+    as int32 through a reinterpreted one."""
+    rows = gl.arange(0, M, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, N, layout=gl.SliceLayout(0, layout))
+    x = gl.load(x_ptr + gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0))
+    smem: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    buf = gl.allocate_shared_memory(gl.float32, [M, N], smem, x)
+    offs = gl.arange(0, M * N, layout=flat)
+    gl.store(flat_ptr + offs, buf.reshape([M * N]).load(flat))
+    bits = buf._reinterpret(gl.int32, [M, N], smem).load(layout)
+    gl.store(bits_ptr + gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0), bits)

@@ -1,7 +1,9 @@
 """Gluon kernels on the CPU backend (layouts dropped) against numpy, on both CPU paths:
 elementwise math in several layouts and dtypes, 2-D tiles built from SliceLayout aranges,
 reductions into slice layouts, layout conversions, permute/reshape/join/split, loops,
-atomics, AutoLayout and `num_warps()`."""
+atomics, AutoLayout and `num_warps()`; shared memory (buffers become values on the CPU):
+allocation from a tensor, stores, loads in other layouts, permuted/reshaped/reinterpreted
+views, rings of indexed slots carried through loops, slices."""
 import os
 import sys
 
@@ -13,7 +15,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
-                           permute_reshape_kernel, reduce_all_kernel, tile_2d_kernel)
+                           permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
+                           smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
+from tritium.experimental.gluon import language as gl  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 
@@ -118,3 +122,39 @@ def test_reductions(cpu_path, rng, layout):
     np.testing.assert_array_equal(o[1:1 + M], x.min(1))
     np.testing.assert_array_equal(o[1 + M:].astype(np.int64),
                                   np.bitwise_xor.reduce(x.astype(np.int32), axis=0))
+
+
+SMEM_2D = [gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), gl.SwizzledSharedLayout(4, 2, 4, [1, 0]),
+           gl.NVMMASharedLayout(64, 32, 2)]
+
+
+@pytest.mark.parametrize("smem", SMEM_2D)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32])
+def test_smem_roundtrip(cpu_path, rng, smem, dtype):
+    M, N = 32, 16
+    x = torch.from_numpy(rng.integers(-500, 500, (M, N)).astype(np.float32)).to(dtype)
+    out, outt = torch.empty(M, N, dtype=dtype), torch.empty(N, M, dtype=dtype)
+    smem_roundtrip_kernel[(1,)](x, out, outt, M, N, LAYOUTS_2D[0], LAYOUTS_2D[1],
+                                LAYOUTS_2D[2], smem)
+    np.testing.assert_array_equal(out.numpy(), 3 * x.numpy())
+    np.testing.assert_array_equal(outt.numpy(), 2 * x.numpy().T)
+
+
+@pytest.mark.parametrize("tiles,slots", [(5, 3), (4, 2), (1, 3)])
+def test_smem_ring(cpu_path, rng, tiles, slots):
+    B = 128
+    x = rng.standard_normal((tiles, B)).astype(np.float32)
+    out, half = torch.empty(tiles, B), torch.empty(tiles, B // 2)
+    smem_ring_kernel[(1,)](torch.from_numpy(x), out, half, tiles, B, slots, blocked_1d(),
+                           gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    np.testing.assert_array_equal(out.numpy(), np.concatenate([np.zeros((1, B), np.float32),
+                                                               x[:-1]]))
+    np.testing.assert_array_equal(half.numpy(), x[:, B // 2:])
+
+
+def test_smem_views(cpu_path, rng):
+    x = rng.standard_normal((32, 16)).astype(np.float32)
+    flat, bits = torch.empty(512), torch.empty(32, 16, dtype=torch.int32)
+    smem_views_kernel[(1,)](torch.from_numpy(x), flat, bits, 32, 16, LAYOUTS_2D[0], blocked_1d(2))
+    np.testing.assert_array_equal(flat.numpy(), x.reshape(-1))
+    np.testing.assert_array_equal(bits.numpy(), x.view(np.int32))

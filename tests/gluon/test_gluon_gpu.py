@@ -11,7 +11,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
-                           permute_reshape_kernel, reduce_all_kernel, tile_2d_kernel)
+                           permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
+                           smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
+from tritium.experimental.gluon import language as gl  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
@@ -108,3 +110,52 @@ def test_reductions(rng, layout):
     np.testing.assert_array_equal(o[1:1 + M], x.min(1))
     np.testing.assert_array_equal(o[1 + M:].astype(np.int64),
                                   np.bitwise_xor.reduce(x.astype(np.int32), axis=0))
+
+
+SMEM_2D = [gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), gl.SwizzledSharedLayout(4, 2, 4, [1, 0]),
+           gl.NVMMASharedLayout(64, 32, 2)]
+
+
+@pytest.mark.parametrize("smem", SMEM_2D)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32])
+def test_smem_roundtrip(rng, smem, dtype):
+    M, N = 32, 16
+    x = _cuda(rng.integers(-500, 500, (M, N)).astype(np.float32)).to(dtype)
+    out = torch.empty(M, N, dtype=dtype, device="cuda")
+    outt = torch.empty(N, M, dtype=dtype, device="cuda")
+    smem_roundtrip_kernel[(1,)](x, out, outt, M, N, LAYOUTS_2D[0], LAYOUTS_2D[1],
+                                LAYOUTS_2D[2], smem)
+    torch.testing.assert_close(out, 3 * x)
+    torch.testing.assert_close(outt, 2 * x.T)
+
+
+def test_smem_roundtrip_nvmma_fp16(rng):
+    M, N = 32, 64
+    x = _cuda(rng.standard_normal((M, N)).astype(np.float16))
+    out = torch.empty(M, N, dtype=torch.float16, device="cuda")
+    outt = torch.empty(N, M, dtype=torch.float16, device="cuda")
+    smem_roundtrip_kernel[(1,)](x, out, outt, M, N, LAYOUTS_2D[0], LAYOUTS_2D[1],
+                                LAYOUTS_2D[2], gl.NVMMASharedLayout(128, 16, 2))
+    torch.testing.assert_close(out, 3 * x)
+    torch.testing.assert_close(outt, 2 * x.T)
+
+
+@pytest.mark.parametrize("tiles,slots", [(5, 3), (4, 2)])
+def test_smem_ring(rng, tiles, slots):
+    B = 128
+    x = _cuda(rng.standard_normal((tiles, B)).astype(np.float32))
+    out = torch.empty(tiles, B, device="cuda")
+    half = torch.empty(tiles, B // 2, device="cuda")
+    smem_ring_kernel[(1,)](x, out, half, tiles, B, slots, blocked_1d(),
+                           gl.SwizzledSharedLayout(1, 1, 1, [0]))
+    torch.testing.assert_close(out, torch.cat([torch.zeros_like(x[:1]), x[:-1]]))
+    torch.testing.assert_close(half, x[:, B // 2:])
+
+
+def test_smem_views(rng):
+    x = _cuda(rng.standard_normal((32, 16)).astype(np.float32))
+    flat = torch.empty(512, device="cuda")
+    bits = torch.empty(32, 16, dtype=torch.int32, device="cuda")
+    smem_views_kernel[(1,)](x, flat, bits, 32, 16, LAYOUTS_2D[0], blocked_1d(2))
+    torch.testing.assert_close(flat, x.flatten())
+    torch.testing.assert_close(bits, x.view(torch.int32))

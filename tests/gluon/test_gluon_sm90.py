@@ -12,7 +12,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
-                           permute_reshape_kernel, reduce_all_kernel, tile_2d_kernel)
+                           permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
+                           smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
+from tritium.experimental.gluon import language as gl  # noqa: E402
 from tritium.backends.compiler import GPUTarget  # noqa: E402
 from tritium.compiler import ASTSource, compile  # noqa: E402
 from tritium.gpu.passes import check_ttgir_legality  # noqa: E402
@@ -43,6 +45,20 @@ CASES = {
     "num_warps": (num_warps_kernel, {"out_ptr": "*i32"}, {"BLOCK": 256}),
     "reduce_all": (reduce_all_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"},
                    {"M": 32, "N": 16, "layout": L2}),
+    "smem_roundtrip": (smem_roundtrip_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32",
+                                               "outt_ptr": "*fp32"},
+                       {"M": 32, "N": 16, "src": L2, "dst": L2T, "dst_t": L2,
+                        "smem": gl.SwizzledSharedLayout(4, 2, 4, [1, 0])}),
+    "smem_roundtrip_nvmma": (smem_roundtrip_kernel, {"x_ptr": "*fp16", "out_ptr": "*fp16",
+                                                     "outt_ptr": "*fp16"},
+                             {"M": 32, "N": 64, "src": L2, "dst": L2T, "dst_t": L2,
+                              "smem": gl.NVMMASharedLayout(128, 16, 2)}),
+    "smem_ring": (smem_ring_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "half_ptr": "*fp32",
+                                     "n_tiles": "i32"},
+                  {"BLOCK": 128, "SLOTS": 3, "layout": blocked_1d(),
+                   "smem": gl.SwizzledSharedLayout(1, 1, 1, [0])}),
+    "smem_views": (smem_views_kernel, {"x_ptr": "*fp32", "flat_ptr": "*fp32", "bits_ptr": "*i32"},
+                   {"M": 32, "N": 16, "layout": L2, "flat": blocked_1d(2)}),
 }
 
 
@@ -128,3 +144,43 @@ CHECK: #[[B:.*]] = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8]
 CHECK: #[[T:.*]] = #ttg.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 CHECK: tt.trans {{.*}} : tensor<32x16xf32, #[[B]]> -> tensor<16x32xf32, #[[T]]>
 """, ttgir)
+
+
+def test_smem_ops_and_barriers():
+    """The buffer ops as written, with barriers exactly where another thread's write or
+    read may be pending: before the loop's store (the previous iteration read), before the
+    read of a slot another thread just wrote, none between two reads."""
+    k = _compile("smem_ring")
+    filecheck("""
+CHECK: #[[S:.*]] = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+CHECK: ttg.local_alloc{{.*}}allocation.offset = 0 : i32{{.*}}!ttg.memdesc<3x128xf32, #[[S]]
+CHECK: ttg.memdesc_index
+CHECK-NEXT: ttg.local_store
+CHECK: scf.for
+CHECK: ttg.memdesc_index
+CHECK: ttg.barrier
+CHECK-NEXT: ttg.local_store
+CHECK: ttg.barrier
+CHECK-NEXT: ttg.local_load
+CHECK: ttg.memdesc_subslice{{.*}}offsets = array<i32: 64>
+CHECK-NOT: ttg.barrier
+CHECK: ttg.local_load
+CHECK: tt.return
+""", k.asm["ttgir"])
+    assert k.metadata.shared == 3 * 128 * 4
+
+
+def test_smem_slice_refused_across_the_swizzle():
+    from tritium.compiler import CompilationError
+    from tritium.experimental import gluon
+
+    @gluon.jit
+    def bad_slice(out, smem: gl.constexpr, layout: gl.constexpr):
+        buf = gl.allocate_shared_memory(gl.float32, [32, 16], smem)
+        v = buf.slice(3, 8, dim=0).load(layout)
+        gl.store(out + gl.arange(0, 8, layout=gl.SliceLayout(1, layout))[:, None] * 16
+                 + gl.arange(0, 16, layout=gl.SliceLayout(0, layout))[None, :], v)
+    with pytest.raises(CompilationError, match="swizzle period"):
+        compile(ASTSource(bad_slice, {"out": "*fp32"},
+                          {"smem": gl.SwizzledSharedLayout(4, 2, 4, [1, 0]), "layout": L2}),
+                target=SM90)

@@ -56,7 +56,8 @@ def gluon_pipeline(shared_memory: bool = True) -> str:
     passes = ["inline", "gluon-resolve-auto-encodings", "canonicalize", "cse", "dce",
               "symbol-dce"]
     if shared_memory:
-        passes += ["allocate-shared-memory", "tritongpu-global-scratch-memory-allocation"]
+        passes += ["gluon-insert-shared-barriers", "allocate-shared-memory",
+                   "tritongpu-global-scratch-memory-allocation"]
     return ",".join(passes)
 
 

@@ -235,6 +235,13 @@ define("ttg.barrier", "MemRead MemWrite", "block-wide barrier")
 define("ttg.memdesc_index", "Pure",
        "operands (memdesc, i32 index): slot `index` of a multi-buffered allocation")
 define("ttg.memdesc_trans", "Pure", "operand memdesc; attr order: a transposed view")
+define("ttg.memdesc_subslice", "Pure",
+       "operand memdesc; attr offsets (i32 array): a static window of the buffer (Gluon's "
+       "`slice`; the lowering takes windows along the slowest dim)")
+define("ttg.memdesc_reshape", "Pure",
+       "operand memdesc: the same bytes viewed with another shape of as many elements")
+define("ttg.memdesc_reinterpret", "Pure",
+       "operand memdesc: the same bytes viewed as another element type, shape and layout")
 define("ttg.async_copy_global_to_local", "MemRead MemWrite",
        "operands (ptr tensor, memdesc[, mask[, other]]); attrs cache, evict, isVolatile: "
        "cp.async of each element into the buffer (masked lanes write `other` or zero)")

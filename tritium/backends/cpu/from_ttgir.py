@@ -4,8 +4,9 @@ is the CPU on a machine without a GPU).
 
 The CPU runs every program's whole block at once, so a layout says nothing it needs: the
 layouts are dropped from every tensor type, `ttg.convert_layout` becomes its operand and the
-module's `ttg.*` attributes go. What a layout cannot be dropped from (shared-memory buffers,
-async copies, wgmma and the other ops of the GPU dialects) is refused, naming the op.
+module's `ttg.*` attributes go. Shared-memory buffers become values (`smem_values.py`);
+what a layout cannot be dropped from (async copies, wgmma and the other ops of the GPU
+dialects) is refused, naming the op.
 """
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ def has_layouts(module) -> bool:
 def strip_layouts(module) -> None:
     """Turn `module` (TTGIR) into TTIR in place; raises ValueError for an op the CPU
     cannot run without its layout."""
+    if any(op.name == "ttg.local_alloc" for op in module.walk()):
+        from .smem_values import promote_shared_memory
+        promote_shared_memory(module)
     for op in list(module.walk()):
         if op.name == "ttg.convert_layout":
             op.results[0].replace_all_uses_with(op.operands[0])

@@ -35,6 +35,7 @@ from .tma_lowering import TmaLowering, lower_tma
 from .global_scratch import GlobalScratchAllocation, allocate_global_scratch
 from .keep_tma_descriptors import KeepTmaDescriptors, mark_tma_descriptors
 from .resolve_auto_layouts import ResolveAutoLayouts, resolve_auto_layouts
+from .gluon_barriers import GluonSharedBarriers, insert_shared_barriers
 from .remove_layout_conversions import (RemoveLayoutConversions, count_converts,
                                         remove_layout_conversions)
 

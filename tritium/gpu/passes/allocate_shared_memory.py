@@ -166,7 +166,8 @@ def collect_buffers(func: Operation, scratch: Callable[[Operation], int]) -> Lis
     return bufs
 
 
-VIEW_OPS = ("ttg.memdesc_index", "ttg.memdesc_trans", "ttg.memdesc_subslice")
+VIEW_OPS = ("ttg.memdesc_index", "ttg.memdesc_trans", "ttg.memdesc_subslice",
+            "ttg.memdesc_reshape", "ttg.memdesc_reinterpret")
 
 
 def _scratch_alignment(op: Operation) -> int:

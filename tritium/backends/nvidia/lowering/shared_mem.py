@@ -1,5 +1,6 @@
 """Explicit shared-memory buffers: `ttg.local_alloc`, `ttg.local_load`, `ttg.local_store`,
-`ttg.local_dealloc`, `ttg.memdesc_index`, `ttg.memdesc_trans` and `ttng.fence_async_shared`.
+`ttg.local_dealloc`, the views (`ttg.memdesc_index`, `_trans`, `_subslice`, `_reshape`,
+`_reinterpret`) and `ttng.fence_async_shared`.
 
 A `!ttg.memdesc` value lowers to one i32: the shared-window address of its first element
 (what wgmma descriptors and `cp.async` take). Element (i, j, ...) of a view lives at
@@ -151,6 +152,35 @@ def _memdesc_index(ctx: FunctionContext, op) -> None:
 def _memdesc_trans(ctx: FunctionContext, op) -> None:
     """A transposed view is the same bytes: its encoding (the source's with the order
     swapped) already maps the permuted coordinates to the same offsets."""
+    ctx.set(op.results[0], ctx.get(op.operand(0)))
+
+
+@lowers("ttg.memdesc_subslice")
+def _memdesc_subslice(ctx: FunctionContext, op) -> None:
+    """A window along the slowest dimension is the buffer from a later row on: the rows of
+    the window lay out as the buffer's own (the offset is a whole swizzle period, which
+    the Gluon frontend checks)."""
+    src = op.operand(0).type
+    offsets = [int(o) for o in op.attr("offsets")]
+    order = list(getattr(src.encoding, "order", range(len(src.dims) - 1, -1, -1)))
+    moved = [d for d, o in enumerate(offsets) if o]
+    if not moved:
+        ctx.set(op.results[0], ctx.get(op.operand(0)))
+        return
+    if moved != [order[-1]]:
+        raise LoweringError(f"memdesc_subslice of {src} at offsets {offsets}: only windows "
+                            "along the slowest dimension are supported")
+    d = moved[0]
+    row = 1
+    for k, size in enumerate(src.dims):
+        if k != d:
+            row *= size
+    byte = offsets[d] * row * storage_bits(src.element_type) // 8
+    ctx.set(op.results[0], ctx.e.bin("add", "i32", ctx.get(op.operand(0)), str(byte)))
+
+
+@lowers("ttg.memdesc_reshape", "ttg.memdesc_reinterpret")
+def _memdesc_same_bytes(ctx: FunctionContext, op) -> None:
     ctx.set(op.results[0], ctx.get(op.operand(0)))
 
 

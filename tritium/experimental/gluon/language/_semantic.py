@@ -328,6 +328,7 @@ class GluonSemantic(TritonSemantic):
         _check(0 <= dim < len(shape), lambda: f"dim {dim} out of range for rank {len(shape)}")
         _check(0 <= start and start + length <= shape[dim],
                lambda: f"slice [{start}, {start + length}) out of bounds of {shape[dim]}")
+        _check_window(desc, start, dim)
         offsets = [0] * len(shape)
         offsets[dim] = start
         shape[dim] = length
@@ -347,8 +348,16 @@ class GluonSemantic(TritonSemantic):
         shape = [int(self._unwrap(s)) for s in shape]
         _check(prod(shape) == prod(desc.type.shape),
                "reshape() cannot change total number of elements")
-        return self._view("ttg.memdesc_reshape", desc, shape, desc.layout,
-                          alloc_shape=shape)
+        from ._layouts import SwizzledSharedLayout
+        layout = desc.layout
+        rank = len(desc.type.shape)
+        # Only a row-major, unswizzled buffer keeps every element's offset under a reshape.
+        _check(isinstance(layout, SwizzledSharedLayout) and layout.max_phase == 1
+               and list(layout.order) == list(range(rank - 1, -1, -1)),
+               lambda: f"reshape of shared memory needs a row-major unswizzled "
+                       f"SwizzledSharedLayout, got {layout}")
+        new = SwizzledSharedLayout(layout.vec, 1, 1, list(range(len(shape) - 1, -1, -1)))
+        return self._view("ttg.memdesc_reshape", desc, shape, new, alloc_shape=shape)
 
     def memdesc_reinterpret(self, desc, dtype, shape, layout):
         shape = [int(self._unwrap(s)) for s in shape]
@@ -446,6 +455,30 @@ def _split_encoding(enc, shape):
     new = encoding_for(LinearLayout(bases, out), list(shape[:-1]))
     _check(new is not None, f"no layout for split of {enc}")
     return new
+
+
+def _check_window(desc, start: int, dim: int) -> None:
+    """A window of a buffer is the buffer from a later row on, laid out as the buffer, only
+    along the slowest dimension and at a whole swizzle period (what the lowering takes)."""
+    from ._layouts import NVMMASharedLayout, SwizzledSharedLayout
+    layout, shape = desc.layout, list(desc.type.shape)
+    rank = len(shape)
+    order = list(layout.order) if isinstance(layout, SwizzledSharedLayout) else \
+        list(range(rank - 1, -1, -1))
+    if start == 0:
+        return
+    _check(dim == order[-1], lambda: f"shared memory slices are supported along the slowest "
+                                     f"dimension ({order[-1]}) only, not dim {dim}")
+    row_bytes = prod(shape[d] for d in range(rank) if d != dim) * \
+        desc.dtype.primitive_bitwidth // 8
+    if isinstance(layout, SwizzledSharedLayout) and rank >= 2 and layout.max_phase > 1 \
+            and dim == order[1]:
+        period = layout.per_phase * layout.max_phase
+        _check(start % period == 0, lambda: f"a slice of {layout} must start at a multiple "
+                                            f"of its swizzle period ({period} rows)")
+    if isinstance(layout, NVMMASharedLayout) and layout.swizzle_byte_width:
+        _check(start * row_bytes % 1024 == 0,
+               lambda: f"a slice of {layout} must start on a 1024-byte swizzle boundary")
 
 
 def _drop_leading_dim(layout):
