@@ -189,3 +189,49 @@ def smem_views_kernel(x_ptr, flat_ptr, bits_ptr, M: gl.constexpr, N: gl.constexp
     gl.store(flat_ptr + offs, buf.reshape([M * N]).load(flat))
     bits = buf._reinterpret(gl.int32, [M, N], smem).load(layout)
     gl.store(bits_ptr + gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0), bits)
+
+
+@gluon.jit
+def _combine_absmax(a, b):
+    return gl.maximum(gl.abs(a), gl.abs(b))
+
+
+@gluon.jit
+def _scaled(x, s):
+    return x * s
+
+
+@gluon.jit(noinline=True)
+def _shifted(x, s):
+    return x + s
+
+
+@gluon.jit
+def misc_kernel(x_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr, layout: gl.constexpr):
+    """A custom reduction, a scan, *_like makers, broadcast_to, clamp, casts, a barrier and
+    calls (inlined and noinline) in one kernel. out rows: 0 absmax per column, 1 cumsum of
+    row 0, 2 clamp(x[1]), 3 x[2] * 3 + 1, 4 ones_like + int cast of x[3]."""
+    gl.static_assert(M >= 8, "needs 8 rows")
+    rows = gl.arange(0, M, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, N, layout=gl.SliceLayout(0, layout))
+    offs = gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0)
+    x = gl.load(x_ptr + offs)
+    absmax = gl.reduce(x, 0, _combine_absmax)
+    gl.store(out_ptr + cols, absmax)
+    csum = gl.associative_scan(x, 1, _add_combine)
+    first = gl.sum(gl.where(gl.expand_dims(rows, 1) == 0, csum, gl.zeros_like(csum)), axis=0)
+    gl.store(out_ptr + N + cols, first)
+    gl.thread_barrier()
+    row1 = gl.sum(gl.where(gl.expand_dims(rows, 1) == 1, x, 0.0), axis=0)
+    gl.store(out_ptr + 2 * N + cols, gl.clamp(row1, -0.5, 0.5))
+    row2 = gl.sum(gl.where(gl.expand_dims(rows, 1) == 2, x, 0.0), axis=0)
+    gl.store(out_ptr + 3 * N + cols, _shifted(_scaled(row2, 3.0), 1.0))
+    row3 = gl.sum(gl.where(gl.expand_dims(rows, 1) == 3, x, 0.0), axis=0)
+    ones = gl.full_like(row3, 1, dtype=gl.int32)
+    b = gl.broadcast_to(gl.expand_dims(ones + row3.to(gl.int32), 0), [M, N])
+    gl.store(out_ptr + 4 * N + cols, gl.max(b, axis=0).to(gl.float32))
+
+
+@gluon.jit
+def _add_combine(a, b):
+    return a + b

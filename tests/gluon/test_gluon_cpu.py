@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
-                           permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
+                           misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
 from tritium.experimental.gluon import language as gl  # noqa: E402
 
@@ -158,3 +158,34 @@ def test_smem_views(cpu_path, rng):
     smem_views_kernel[(1,)](torch.from_numpy(x), flat, bits, 32, 16, LAYOUTS_2D[0], blocked_1d(2))
     np.testing.assert_array_equal(flat.numpy(), x.reshape(-1))
     np.testing.assert_array_equal(bits.numpy(), x.view(np.int32))
+
+
+OTHER_LAYOUTS = {
+    "mma_v3": gl.NVMMADistributedLayout([3, 0], [4, 1], [16, 16, 16]),
+    "mma_v2": gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]),
+    "linear": gl.DistributedLinearLayout([[0, 1], [0, 2]], [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
+                                         [[8, 0], [16, 0]], [], [32, 16]),
+    "dot_operand_fma": gl.DotOperandLayout(0, LAYOUTS_2D[0], 0),
+    "dot_operand_mma": gl.DotOperandLayout(1, gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]), 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_LAYOUTS))
+def test_convert_to_other_layouts(cpu_path, rng, name):
+    x = torch.from_numpy(rng.standard_normal((32, 16)).astype(np.float32))
+    out = torch.empty(16, 32)
+    convert_kernel[(1,)](x, out, 32, 16, LAYOUTS_2D[0], OTHER_LAYOUTS[name])
+    np.testing.assert_array_equal(out.numpy(), x.numpy().T + 1)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS_2D[:2])
+def test_misc(cpu_path, rng, layout):
+    x = (rng.standard_normal((32, 16)) * 3).astype(np.float32)
+    out = torch.empty(5, 16)
+    misc_kernel[(1,)](torch.from_numpy(x), out, 32, 16, layout)
+    o = out.numpy()
+    np.testing.assert_array_equal(o[0], np.abs(x).max(0))
+    np.testing.assert_allclose(o[1], np.cumsum(x, 1)[0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(o[2], np.clip(x[1], -0.5, 0.5))
+    np.testing.assert_allclose(o[3], x[2] * 3 + 1, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(o[4], 1 + x[3].astype(np.int32))

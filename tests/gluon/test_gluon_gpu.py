@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
-                           permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
+                           misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
 from tritium.experimental.gluon import language as gl  # noqa: E402
 
@@ -159,3 +159,30 @@ def test_smem_views(rng):
     smem_views_kernel[(1,)](x, flat, bits, 32, 16, LAYOUTS_2D[0], blocked_1d(2))
     torch.testing.assert_close(flat, x.flatten())
     torch.testing.assert_close(bits, x.view(torch.int32))
+
+
+OTHER_LAYOUTS = [gl.NVMMADistributedLayout([3, 0], [4, 1], [16, 16, 16]),
+                 gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]),
+                 gl.DistributedLinearLayout([[0, 1], [0, 2]], [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
+                                            [[8, 0], [16, 0]], [], [32, 16]),
+                 gl.DotOperandLayout(0, LAYOUTS_2D[0], 0),
+                 gl.DotOperandLayout(1, gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]), 2)]
+
+
+@pytest.mark.parametrize("layout", OTHER_LAYOUTS)
+def test_convert_to_other_layouts(rng, layout):
+    x = _cuda(rng.standard_normal((32, 16)).astype(np.float32))
+    out = torch.empty(16, 32, device="cuda")
+    convert_kernel[(1,)](x, out, 32, 16, LAYOUTS_2D[0], layout)
+    torch.testing.assert_close(out, x.T + 1)
+
+
+def test_misc(rng):
+    x = _cuda((rng.standard_normal((32, 16)) * 3).astype(np.float32))
+    out = torch.empty(5, 16, device="cuda")
+    misc_kernel[(1,)](x, out, 32, 16, LAYOUTS_2D[0])
+    torch.testing.assert_close(out[0], x.abs().max(0).values)
+    torch.testing.assert_close(out[1], torch.cumsum(x, 1)[0], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(out[2], x[1].clamp(-0.5, 0.5))
+    torch.testing.assert_close(out[3], x[2] * 3 + 1)
+    torch.testing.assert_close(out[4], 1 + x[3].int().float())

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
-                           permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
+                           misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
 from tritium.experimental.gluon import language as gl  # noqa: E402
 from tritium.backends.compiler import GPUTarget  # noqa: E402
@@ -57,6 +57,7 @@ CASES = {
                                      "n_tiles": "i32"},
                   {"BLOCK": 128, "SLOTS": 3, "layout": blocked_1d(),
                    "smem": gl.SwizzledSharedLayout(1, 1, 1, [0])}),
+    "misc": (misc_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"}, {"M": 32, "N": 16, "layout": L2}),
     "smem_views": (smem_views_kernel, {"x_ptr": "*fp32", "flat_ptr": "*fp32", "bits_ptr": "*i32"},
                    {"M": 32, "N": 16, "layout": L2, "flat": blocked_1d(2)}),
 }
@@ -184,3 +185,29 @@ def test_smem_slice_refused_across_the_swizzle():
         compile(ASTSource(bad_slice, {"out": "*fp32"},
                           {"smem": gl.SwizzledSharedLayout(4, 2, 4, [1, 0]), "layout": L2}),
                 target=SM90)
+
+
+OTHER_LAYOUTS = {
+    "mma_v3": (gl.NVMMADistributedLayout([3, 0], [4, 1], [16, 16, 16]),
+               "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], "
+               "instrShape = [16, 16, 16]}>"),
+    "linear": (gl.DistributedLinearLayout([[0, 1], [0, 2]], [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
+                                          [[8, 0], [16, 0]], [], [32, 16]),
+               "#ttg.linear<{register = [[0, 1], [0, 2]]"),
+    "dot_operand": (gl.DotOperandLayout(1, gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]), 2),
+                    "#ttg.dot_op<{opIdx = 1, parent = #"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_LAYOUTS))
+def test_other_layouts_compile(name):
+    layout, text = OTHER_LAYOUTS[name]
+    k = compile(ASTSource(convert_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"},
+                          {"M": 32, "N": 16, "src": L2, "dst": layout}), target=SM90)
+    assert text in k.asm["ttgir"]
+    assert k.asm["cubin"][:4] == b"\x7fELF"
+
+
+def test_noinline_callee_stays_a_call():
+    ttgir = _compile("misc").asm["ttgir"]
+    assert "tt.call @_shifted" in ttgir and "tt.func private @_shifted" in ttgir
