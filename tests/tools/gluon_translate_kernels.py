@@ -168,3 +168,37 @@ def rows_kernel(x_ptr, out_ptr, stats_ptr, M: tl.constexpr, N: tl.constexpr):
     tl.store(stats_ptr + rows, row_max + total)
     for i in tl.range(0, M, step=2, num_stages=2):
         tl.store(stats_ptr + M + i, tl.sum(tl.zeros((N, ), tl.float32) + i))
+
+
+@triton.jit
+def library_kernel(x_ptr, out_ptr, N: tl.constexpr, OP: tl.constexpr):
+    """`tl` library functions (@jit ones are translated with the kernel) and builtins."""
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    if OP == "cumsum":
+        y = tl.cumsum(x, 0)
+    elif OP == "argmax":
+        y = (x * 0 + tl.argmax(x, 0)).to(tl.float32)
+    elif OP == "flip":
+        y = tl.flip(x, 0)
+    elif OP == "sort":
+        y = tl.sort(x)
+    elif OP == "sigmoid":
+        y = tl.sigmoid(x)
+    elif OP == "full":
+        y = x + tl.full((N, ), 2.0, tl.float32) + tl.zeros_like(x)
+    elif OP == "where":
+        y = tl.where(x > 0, tl.exp(x), tl.clamp(x, -0.5, 0.5))
+    elif OP == "static_range":
+        y = x
+        for i in tl.static_range(3):
+            y = y * 2 + i
+    elif OP == "join_ravel":
+        y = tl.sum(tl.reshape(tl.ravel(tl.join(x, x * 2).permute(1, 0)), N, 2), 1)
+    elif OP == "interleave":
+        y = tl.sum(tl.interleave(x, x * 3).reshape(N, 2), 1)
+    elif OP == "broadcast_to":
+        y = tl.sum(tl.broadcast_to(x[None, :], (4, N)), 0)
+    else:
+        y = tl.rand(7, offs)
+    tl.store(out_ptr + offs, y)

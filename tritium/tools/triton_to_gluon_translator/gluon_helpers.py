@@ -165,6 +165,8 @@ def dot_uses_mma(target, a_ty):
     # included) takes the portable path.
     if target is None or target.backend != "cuda" or target.arch < 80:
         return False
+    if getattr(getattr(gl.nvidia, "ampere", None), "mma_v2", None) is None:
+        return False    # a Gluon without mma_v2 (tritium's, so far): the portable path is still right
     return len(a_ty.shape) == 2 and a_ty.element_ty.primitive_bitwidth in (8, 16, 32)
 
 

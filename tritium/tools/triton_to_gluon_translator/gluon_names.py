@@ -14,7 +14,8 @@ the same name, which identity cannot tell apart from a Gluon-specific one anyway
   method    translated only as a call, to a tensor method (`tl.trans(x)` -> `x.trans()`)
   copy      a Triton `@jit` library function (`tl.softmax`): its body is translated
   unsupported  no Gluon form here; `reason` says why (the translator raises, naming the line)
-None means "not Triton's": the value is copied or imported as slice_kernel would.
+None means nothing to translate: the value is copied or imported as slice_kernel would
+(Triton's compile-time utilities and extern calls included: they work on Gluon values).
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ GL_SAME = frozenset("""
     multiple_of num_programs permute program_id reduce reshape split static_assert static_print store
     to_tensor where
     umulhi exp exp2 fma log log2 cos rsqrt sin sqrt sqrt_rn abs fdiv div_rn erf floor ceil
-    cdiv max min ravel reduce_or sum xor_sum zeros_like full_like
+    cdiv max min reduce_or sum xor_sum zeros_like full_like
 """.split())
 
 # `tl` names Gluon has under another name (`cuda.` marks `tl.extra.cuda`).
@@ -148,6 +149,6 @@ def classify(value: Any) -> Translation | None:
         return Translation("copy", name)
     if name in UNSUPPORTED:
         return Translation("unsupported", name, UNSUPPORTED[name])
-    if name.startswith("cuda.") or isinstance(value, type):
-        return None     # libdevice-like externs and types: left as Triton's, imported
-    return Translation("unsupported", name, "Gluon has no counterpart the translator knows of")
+    # The rest (compile-time utilities such as tl.get_int_dtype, extern/libdevice calls,
+    # types) work on Gluon values as they are: imported, as upstream's translator does.
+    return None
