@@ -83,14 +83,17 @@ def test_launch_options_and_metadata(rng):
     x = torch.from_numpy(rng.standard_normal(1000).astype(np.float32))
     out = torch.empty(1000)
     seen = []
-    tritium.knobs.runtime.launch_enter_hook = lambda meta: seen.append(meta.get()["name"])
+
+    def hook(meta):
+        seen.append(meta.get()["name"])
+    tritium.knobs.runtime.launch_enter_hook.add(hook)
     try:
         for warps in (2, 8):
             k = scale_kernel[(8,)](x, out, 1000, BLOCK=128, num_warps=warps)
             np.testing.assert_allclose(out.numpy(), 2 * x.numpy())
             assert k.metadata.num_warps == warps
     finally:
-        tritium.knobs.runtime.launch_enter_hook = None
+        tritium.knobs.runtime.launch_enter_hook.remove(hook)
     assert seen == ["scale<1000>", "scale<1000>"]
     # do_not_specialize: n's value (1000 is divisible by 16, 999 is not) is no part of the key
     cache = scale_kernel.cache[list(scale_kernel.cache)[0]]
