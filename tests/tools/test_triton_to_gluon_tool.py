@@ -358,3 +358,5 @@ def test_helpers_stand_alone_and_load_lazily():
     assert translator_helpers.convert_host_descriptor is convert_host_descriptor
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         translator_helpers.nope
+    with pytest.raises(AttributeError, match="tl_dot_blackwell: upstream's helper for Blackwell or AMD"):
+        translator_helpers.tl_dot_blackwell

@@ -24,14 +24,28 @@ _MAX_EXTENT = 0x7FFF0000    # the largest extent TMA accepts, for the two extra 
 
 class TensorDescriptorPtr:
     """A base 'tensor' that is only an address and a dtype: what a descriptor needs of its
-    base, for an address the ragged descriptor moved (it need not be inside T)."""
+    base, for an address the ragged descriptor moved (it need not be inside T). `tensor`,
+    when given, is the tensor the address was derived from: the CPU backend's evaluator reads
+    the extent of the memory a kernel may touch from its storage."""
 
-    def __init__(self, data_ptr: int, dtype) -> None:
+    def __init__(self, data_ptr: int, dtype, tensor=None) -> None:
         self._data_ptr = data_ptr
         self.dtype = dtype
+        self._tensor = tensor
 
     def data_ptr(self) -> int:
         return self._data_ptr
+
+    @property
+    def device(self):
+        return getattr(self._tensor, "device", None)
+
+    @property
+    def untyped_storage(self):
+        # A property, so that without a tensor `hasattr(ptr, "untyped_storage")` is False.
+        if self._tensor is None:
+            raise AttributeError("untyped_storage")
+        return self._tensor.untyped_storage
 
 
 def create_ragged_descriptor(T, block_shape, ragged_dim: int = 0, write_only: bool = False) -> TensorDescriptor:
@@ -66,7 +80,7 @@ def create_ragged_descriptor(T, block_shape, ragged_dim: int = 0, write_only: bo
         # Without the first extra dimension, its shift is folded into the base address.
         strides, full_shape, box = strides[1:], full_shape[1:], box[1:]
         ptr = (ptr - _BILLION * stride * T.element_size()) % 2**64
-    return TensorDescriptor(TensorDescriptorPtr(ptr, T.dtype), full_shape, strides, box)
+    return TensorDescriptor(TensorDescriptorPtr(ptr, T.dtype, T), full_shape, strides, box)
 
 
 @jit

@@ -70,7 +70,7 @@ UNSUPPORTED = {
 # Tensor methods whose call the translator rewrites as it does the tl function of that name
 # (`x.reshape(...)` like `tl.reshape(x, ...)`).
 TENSOR_METHODS = frozenset({"reshape", "ravel", "trans", "permute", "split", "reduce", "sum", "max", "min",
-                            "expand_dims"})
+                            "argmax", "argmin", "xor_sum", "reduce_or", "expand_dims"})
 
 # Methods of descriptor-like objects, routed through helpers that dispatch on the type.
 OBJECT_METHODS = frozenset({"load", "store", "gather", "scatter"})

@@ -38,7 +38,7 @@ from .gluon_names import (OBJECT_METHODS, RESET_AFTER, TENSOR_METHODS, classify,
                           is_triton_jit)
 from .ordered_set import ordered_set
 from .slice_kernel import (LOCAL, GlobalValue, Reference, RewriteSpec, Scopes, _public_module_name, _Rewriter,
-                           _Slicer, get_base_value, get_reference)
+                           _Slicer, find_module, get_base_value, get_reference)
 from .stable_toposort import stable_toposort
 
 
@@ -114,7 +114,6 @@ class _GluonRewriter(_Translating, _Rewriter):
         return ast.copy_location(_parse_expr(prefix + t.target), node)
 
     def _is_module(self, node: ast.AST) -> bool:
-        from .slice_kernel import find_module
         return find_module(self.scopes, node) is not None
 
     def _tl_name(self, func: ast.expr) -> str | None:

@@ -53,4 +53,12 @@ def __getattr__(name: str) -> Any:
     try:
         return getattr(gluon_helpers, name)
     except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+        pass
+    if any(part in name for part in _OTHER_TARGETS):
+        raise AttributeError(f"translator_helpers.{name}: upstream's helper for Blackwell or AMD targets; tritium's "
+                             f"translator provides the NVIDIA (Hopper and older) and CPU helpers only")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Words in the names of upstream's helpers for targets tritium's translator does not cover.
+_OTHER_TARGETS = ("blackwell", "mmav5", "tcgen05", "tmem", "scaled", "amd", "wmma", "mfma", "tdm", "gfx", "cdna")
