@@ -235,3 +235,71 @@ def misc_kernel(x_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr, layout: gl.con
 @gluon.jit
 def _add_combine(a, b):
     return a + b
+
+
+# -- tensor cores and mbarriers (gl.nvidia)
+from tritium.experimental.gluon.language.nvidia import ampere, hopper  # noqa: E402
+from tritium.experimental.gluon.language.nvidia.hopper import mbarrier  # noqa: E402
+
+
+@gluon.jit
+def _load_tile(ptr, R: gl.constexpr, C: gl.constexpr, layout: gl.constexpr):
+    rows = gl.arange(0, R, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, C, layout=gl.SliceLayout(0, layout))
+    return gl.load(ptr + gl.expand_dims(rows, 1) * C + gl.expand_dims(cols, 0))
+
+
+@gluon.jit
+def _store_tile(ptr, value, R: gl.constexpr, C: gl.constexpr, layout: gl.constexpr):
+    rows = gl.arange(0, R, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, C, layout=gl.SliceLayout(0, layout))
+    gl.store(ptr + gl.expand_dims(rows, 1) * C + gl.expand_dims(cols, 0), value)
+
+
+@gluon.jit
+def wgmma_kernel(a_ptr, b_ptr, c_ptr, M: gl.constexpr, N: gl.constexpr, K: gl.constexpr,
+                 blocked: gl.constexpr, mma: gl.constexpr, IS_ASYNC: gl.constexpr,
+                 A_IN_REGS: gl.constexpr):
+    """c = a @ b + 1 on a warpgroup's tensor cores, operands staged in NVMMA shared memory
+    (a from registers when A_IN_REGS), completion tracked by an mbarrier the kernel
+    arrives on and waits for."""
+    a = _load_tile(a_ptr, M, K, blocked)
+    b = _load_tile(b_ptr, K, N, blocked)
+    b_s = gl.allocate_shared_memory(b.dtype, [K, N],
+                                    gl.NVMMASharedLayout.get_default_for([K, N], b.dtype), b)
+    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, 1)
+    hopper.fence_async_shared()
+    acc = gl.full([M, N], 1.0, gl.float32, mma)
+    if A_IN_REGS:
+        a_r = gl.convert_layout(a, gl.DotOperandLayout(0, mma, 2))
+        acc = hopper.warpgroup_mma(a_r, b_s, acc, is_async=IS_ASYNC)
+    else:
+        a_s = gl.allocate_shared_memory(a.dtype, [M, K],
+                                        gl.NVMMASharedLayout.get_default_for([M, K], a.dtype), a)
+        acc = hopper.warpgroup_mma(a_s, b_s, acc, is_async=IS_ASYNC)
+    acc = hopper.warpgroup_mma_wait(0, deps=[acc])
+    mbarrier.arrive(bar)
+    mbarrier.wait(bar, 0)
+    mbarrier.invalidate(bar)
+    _store_tile(c_ptr, gl.convert_layout(acc, blocked), M, N, blocked)
+
+
+@gluon.jit
+def mma_v2_kernel(a_ptr, b_ptr, c_ptr, M: gl.constexpr, N: gl.constexpr, K: gl.constexpr,
+                  blocked: gl.constexpr, mma: gl.constexpr):
+    """c = a @ b with mma.sync, operands converted into the dot-operand layouts."""
+    a = gl.convert_layout(_load_tile(a_ptr, M, K, blocked), gl.DotOperandLayout(0, mma, 2))
+    b = gl.convert_layout(_load_tile(b_ptr, K, N, blocked), gl.DotOperandLayout(1, mma, 2))
+    acc = ampere.mma_v2(a, b, gl.zeros([M, N], gl.float32, mma))
+    _store_tile(c_ptr, gl.convert_layout(acc, blocked), M, N, blocked)
+
+
+@gluon.jit
+def dot_fma_kernel(a_ptr, b_ptr, c_ptr, M: gl.constexpr, N: gl.constexpr, K: gl.constexpr,
+                   blocked: gl.constexpr):
+    """c = a @ b + c on the CUDA cores."""
+    a = gl.convert_layout(_load_tile(a_ptr, M, K, blocked), gl.DotOperandLayout(0, blocked, 0))
+    b = gl.convert_layout(_load_tile(b_ptr, K, N, blocked), gl.DotOperandLayout(1, blocked, 0))
+    acc = gl.dot_fma(a, b, _load_tile(c_ptr, M, N, blocked))
+    _store_tile(c_ptr, acc, M, N, blocked)

@@ -28,6 +28,11 @@ _LANGUAGE_MODULES = {"tritium.language", "triton.language", "triton.experimental
                      "copy", "math"}
 
 
+# Modules whose plain functions are the language's own helpers (what a constexpr function
+# of the language, e.g. Gluon's `NVMMASharedLayout.get_default_for`, calls).
+_LANGUAGE_HELPERS = ("tritium.experimental.gluon.language.",)
+
+
 def _is_jit_callable(value) -> bool:
     from ..language.builtins import ConstexprFunction
     from .jit import JITFunction
@@ -80,7 +85,8 @@ class _Finder(ast.NodeVisitor):
                 self.record(attr)
             return
         if getattr(value, "__triton_builtin__", False) or \
-                "libdevice" in getattr(value, "__module__", "").split("."):
+                "libdevice" in getattr(value, "__module__", "").split(".") or \
+                getattr(value, "__module__", "").startswith(_LANGUAGE_HELPERS):
             return  # the language's own functions (libdevice's are stubs)
         if callable(value) and not isinstance(value, (type, constexpr)):
             raise RuntimeError(f"Unsupported function referenced: {value}")

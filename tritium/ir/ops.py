@@ -266,6 +266,8 @@ define("ttng.init_barrier", "MemRead MemWrite",
 define("ttng.inval_barrier", "MemRead MemWrite", "operand barrier memdesc: mbarrier.inval")
 define("ttng.barrier_expect", "MemRead MemWrite",
        "operands (barrier, pred i1); attr size (i32): arrive, expecting `size` bytes")
+define("ttng.arrive_barrier", "MemRead MemWrite",
+       "operands (barrier, pred i1); attr count (i32): arrive `count` times on the barrier")
 define("ttng.wait_barrier", "MemRead MemWrite",
        "operands (barrier, phase i32): wait until the barrier's phase `phase` completes")
 define("ttng.async_tma_copy_global_to_local", "MemRead MemWrite",

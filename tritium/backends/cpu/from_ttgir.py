@@ -33,8 +33,8 @@ def has_layouts(module) -> bool:
 def strip_layouts(module) -> None:
     """Turn `module` (TTGIR) into TTIR in place; raises ValueError for an op the CPU
     cannot run without its layout."""
-    if any(op.name == "ttg.local_alloc" for op in module.walk()):
-        from .smem_values import promote_shared_memory
+    from .smem_values import _MEM_OPS, promote_shared_memory
+    if any(op.name in _MEM_OPS for op in module.walk()):
         promote_shared_memory(module)
     for op in list(module.walk()):
         if op.name == "ttg.convert_layout":

@@ -26,7 +26,12 @@ __all__ = ["promote_shared_memory"]
 
 _VIEWS = ("ttg.memdesc_index", "ttg.memdesc_trans", "ttg.memdesc_reshape",
           "ttg.memdesc_reinterpret", "ttg.memdesc_subslice")
-_MEM_OPS = ("ttg.local_alloc", "ttg.local_load", "ttg.local_store", "ttg.local_dealloc") + _VIEWS
+# Synchronisation a program running as one block needs none of (barriers on buffers,
+# the async-proxy fence); erased.
+_SYNC = ("ttng.init_barrier", "ttng.inval_barrier", "ttng.barrier_expect",
+         "ttng.arrive_barrier", "ttng.wait_barrier", "ttng.fence_async_shared")
+_MEM_OPS = ("ttg.local_alloc", "ttg.local_load", "ttg.local_store", "ttg.local_dealloc",
+            "ttng.warp_group_dot", "ttng.warp_group_dot_wait") + _VIEWS + _SYNC
 
 
 class _View:
@@ -95,7 +100,12 @@ class _Promoter:
             elif name == "ttg.local_store":
                 self.store(_builder_before(op), op, env)
                 self.dead.append(op)
-            elif name in _VIEWS or name == "ttg.local_dealloc":
+            elif name in _VIEWS or name in _SYNC or name == "ttg.local_dealloc":
+                self.dead.append(op)
+            elif name == "ttng.warp_group_dot":
+                self.wgmma(op, env)
+            elif name == "ttng.warp_group_dot_wait":
+                op.replace_all_uses_with(list(op.operands))
                 self.dead.append(op)
             elif name == "scf.for":
                 self.loop(op, env)
@@ -147,6 +157,31 @@ class _Promoter:
         if value.type.dims != want.dims:
             value = b.create1("tt.reshape", [value], want, {"allow_reorder": False})
         return value
+
+    def value_of(self, b, v, env):
+        """A dot operand's value: a tensor as it is, a buffer view as loaded."""
+        if not isinstance(v.type, T.MemDescType):
+            return v
+        view = self.views[id(v)]
+        value = self.base_value(b, view, env)
+        for t in view.transforms:
+            value = _forward(b, t, value)
+        return value
+
+    def wgmma(self, op, env) -> None:
+        """A wgmma is the dot of its operands' values (`useC` false: of a zero acc)."""
+        b = _builder_before(op)
+        a = self.value_of(b, op.operand(0), env)
+        bb = self.value_of(b, op.operand(1), env)
+        acc = op.operand(2)
+        if op.num_operands > 3:
+            zero = b.constant(0, acc.type)
+            acc = b.create1("arith.select", [op.operand(3), acc, zero], acc.type)
+        attrs = {k: op.attributes[k] for k in ("inputPrecision", "maxNumImpreciseAcc")
+                 if k in op.attributes}
+        out = b.create1("tt.dot", [a, bb, acc], op.results[0].type, attrs)
+        op.results[0].replace_all_uses_with(out)
+        self.dead.append(op)
 
     def store(self, b, op, env) -> None:
         value = op.operand(0)

@@ -1,5 +1,5 @@
 """TMA copies and mbarriers: `ttng.init_barrier`, `inval_barrier`, `barrier_expect`,
-`wait_barrier`, `async_tma_copy_global_to_local`, `async_tma_copy_local_to_global`,
+`arrive_barrier`, `wait_barrier`, `async_tma_copy_global_to_local`, `async_tma_copy_local_to_global`,
 `async_tma_reduce`, `async_tma_store_wait`.
 
 A descriptor kernel parameter is the host's 128-byte `CUtensorMap`, passed by value
@@ -56,6 +56,14 @@ def _inval_barrier(ctx: FunctionContext, op) -> None:
 def _barrier_expect(ctx: FunctionContext, op) -> None:
     size = int(op.attr("size"))
     ctx.e.asm("void", f"@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {size};",
+              "b,r", [("i1", _pred(ctx, op, 1)), ("i32", ctx.get(op.operand(0)))],
+              side_effects=True)
+
+
+@lowers("ttng.arrive_barrier")
+def _arrive_barrier(ctx: FunctionContext, op) -> None:
+    count = int(op.attr("count", 1))
+    ctx.e.asm("void", f"@$0 mbarrier.arrive.shared::cta.b64 _, [$1], {count};",
               "b,r", [("i1", _pred(ctx, op, 1)), ("i32", ctx.get(op.operand(0)))],
               side_effects=True)
 

@@ -16,7 +16,7 @@ from ._core import (
     _unwrap_if_constexpr, add, allocate_shared_memory, arange, associative_scan, assume,
     atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,
     atomic_xor, barrier, base_type, base_value, bfloat16, block_type, broadcast, broadcast_to,
-    cast, clamp, constexpr, convert_layout, device_assert, device_print, distributed_type,
+    cast, clamp, constexpr, convert_layout, dot_fma, device_assert, device_print, distributed_type,
     dtype, expand_dims, float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16, float16,
     float32, float64, full, inline_asm_elementwise, int1, int8, int16, int32, int64, join,
     load, max_constancy, max_contiguous, maximum, minimum, mul, multiple_of, must_use_result,

@@ -81,6 +81,12 @@ barrier = thread_barrier
 
 
 @builtin
+def dot_fma(a, b, acc, _semantic=None):
+    """`acc + a @ b` on the CUDA cores: `a`, `b` in `DotOperandLayout`s of `acc`'s layout."""
+    return _semantic.dot_fma(a, b, acc)
+
+
+@builtin
 def allocate_shared_memory(element_ty, shape, layout, value=None, _semantic=None):
     """A buffer of `shape` `element_ty` elements in shared memory laid out as `layout`,
     initialised from the tensor `value` when given."""

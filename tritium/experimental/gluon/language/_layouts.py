@@ -398,3 +398,14 @@ def layout_from_encoding(enc, shape=None):
         return NVMMASharedLayout(enc.swizzling_byte_width, enc.element_bit_width, enc.rank,
                                  enc.transposed, enc.fp4_padded)
     raise TypeError(f"no Gluon layout for the encoding {enc}")
+
+
+def _compile_time_default():
+    # Called in kernels too (upstream marks it a constexpr function): the JIT's dependency
+    # finder accepts it and in-kernel calls get their constexpr arguments unwrapped.
+    from ....language.builtins import constexpr_function
+    NVMMASharedLayout.get_default_for = constexpr_function(
+        NVMMASharedLayout.__dict__["get_default_for"].__func__)
+
+
+_compile_time_default()

@@ -22,6 +22,7 @@ from ....language.core import tensor
 from ....language.semantic import TritonSemantic
 from ._layouts import (AutoLayout, BlockedLayout, DistributedLayout, SharedLayout,
                        SliceLayout, layout_from_encoding)
+from ._semantic_nvidia import NvidiaMixin
 from ._types import distributed_type, shared_memory_descriptor
 
 __all__ = ["GluonSemantic"]
@@ -32,7 +33,7 @@ def _check(cond: bool, message) -> None:
         raise ValueError(message() if callable(message) else message)
 
 
-class GluonSemantic(TritonSemantic):
+class GluonSemantic(NvidiaMixin, TritonSemantic):
     """Triton's rules plus layouts. `num_warps`/`threads_per_warp` come from the module
     the code generator fills (its `ttg.num-warps`), so layouts are checked against them."""
 

@@ -1,2 +1,5 @@
-"""`gl.nvidia`: NVIDIA-specific Gluon builtins (`hopper`: TMA, mbarriers, wgmma;
-`ampere`: mma.sync) — see each module for what exists."""
+"""`gl.nvidia`: NVIDIA-specific Gluon builtins — `ampere.mma_v2`; `hopper`'s
+`fence_async_shared`, `mbarrier`, `warpgroup_mma`/`warpgroup_mma_wait`."""
+from . import ampere, hopper
+
+__all__ = ["ampere", "hopper"]
