@@ -1,2 +1,2 @@
-"""`triton.experimental.gluon.nvidia`: only `hopper.TensorDescriptor` (host side) exists;
-Gluon itself is not implemented in tritium."""
+"""`triton.experimental.gluon.nvidia`: host-side NVIDIA objects for Gluon kernels —
+`hopper.TensorDescriptor` (a TMA descriptor naming its shared-memory layout)."""

@@ -1,5 +1,5 @@
 """Gluon's host-side TMA descriptor (`triton.experimental.gluon.nvidia.hopper.TensorDescriptor`)
-as a data class — Gluon itself is NOT implemented in tritium: no Gluon kernel can take it.
+as a data class.
 
 It differs from `triton.tools.tensor_descriptor.TensorDescriptor` (not a subclass, as
 upstream) by naming the shared-memory `layout` the block lands in; the argument
@@ -20,8 +20,7 @@ __all__ = ["TensorDescriptor"]
 
 @dataclass
 class TensorDescriptor:
-    """A TMA descriptor over `base` with the block landing in shared memory as `layout`
-    (host-side data only; Gluon is not implemented in tritium)."""
+    """A TMA descriptor over `base` with the block landing in shared memory as `layout`."""
     base: Any
     shape: List[int]
     strides: List[int]
