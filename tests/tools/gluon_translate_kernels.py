@@ -2,6 +2,7 @@
 cases of upstream's test_triton_to_gluon.py, and more constructs the translator rewrites."""
 import tritium as triton
 import tritium.language as tl
+from tritium.tools.ragged_tma import load_ragged, store_ragged
 
 
 @triton.jit
@@ -202,3 +203,11 @@ def library_kernel(x_ptr, out_ptr, N: tl.constexpr, OP: tl.constexpr):
     else:
         y = tl.rand(7, offs)
     tl.store(out_ptr + offs, y)
+
+
+@triton.jit
+def ragged_copy_kernel(src, dst, off, size, BM: tl.constexpr):
+    """Ragged descriptors (triton.tools.ragged_tma's @jit helpers are translated too)."""
+    row = tl.program_id(0) * BM
+    tile = load_ragged(src, off, size, [row, 0])
+    store_ragged(dst, off, size, [row, 0], tile * 2 + 1)

@@ -247,6 +247,23 @@ def test_make_tensor_descriptor(tmp_path, rng, device):
     torch.testing.assert_close(y, x, atol=0, rtol=0)
 
 
+@needs_tma
+@pytest.mark.parametrize("device", DEVICES)
+def test_ragged_descriptors(tmp_path, rng, device):
+    from tritium.tools.ragged_tma import create_ragged_descriptor
+    seeded(rng)
+    kernel = translated(K.ragged_copy_kernel, tmp_path)
+    off, size = int(rng.integers(0, 30)), int(rng.integers(1, 40))
+    src_t = torch.randn(80, 32, device=device, dtype=torch.float16)
+    dst_t = torch.zeros_like(src_t)
+    src = convert_host_descriptor(create_ragged_descriptor(src_t, [16, 32]))
+    dst = convert_host_descriptor(create_ragged_descriptor(dst_t, [16, 32], write_only=True))
+    kernel[(triton_cdiv(size, 16), )](src, dst, off, size, 16)
+    expect = torch.zeros_like(dst_t)
+    expect[off:off + size] = src_t[off:off + size] * 2 + 1
+    torch.testing.assert_close(dst_t, expect, atol=0, rtol=0)
+
+
 def test_convert_host_descriptor(rng):
     x = torch.randn(32, 64, dtype=torch.bfloat16)
     desc = convert_host_descriptor(TensorDescriptor.from_tensor(x, [16, 32], padding="nan"))
@@ -271,12 +288,63 @@ def test_convert_ragged_descriptor():
         create_ragged_descriptor(x, [16, 32], ragged_dim=1)
 
 
+# ---------------------------------------------------------------- compiled for sm_90a, no GPU
+
+SM90_CASES = {
+    "add": (K.add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n_elements": "i32"},
+            {"BLOCK": 128}),
+    "reshape_trans": (K.reshape_trans_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+                                               "n_elements": "i32"}, {"BLOCK": 256, "TRANS_KIND": "T"}),
+    "split": (K.split_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"}, {}),
+    "cat": (K.cat_translation_kernel, {"x_ptr": "*i32", "y_ptr": "*i32", "out_ptr": "*i32"},
+            {"BLOCK": 128, "CAN_REORDER": False}),
+    "reduce_to_scalar": (K.reduce_to_scalar_kernel, {"out_ptr": "*i32"}, {}),
+    "extrema": (K.extrema_reduce_kernel, {"x_ptr": "*fp32", "max_ptr": "*fp32", "min_ptr": "*fp32"},
+                {"BLOCK": 256}),
+    "num_threads": (K.num_threads_kernel, {"out_ptr": "*i32"}, {}),
+    "dot_portable": (K.matmul_tile_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"},
+                     {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}),
+    "rows": (K.rows_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "stats_ptr": "*fp32"}, {"M": 8, "N": 32}),
+    "sort": (K.library_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"}, {"N": 64, "OP": "sort"}),
+}
+
+
+def compile_sm90(kernel, signature, constexprs, tmp_path, target_seen=None):
+    """The translated kernel compiled for sm_90a. `target_seen`: what the helpers' target
+    questions answer (the active driver's, the CPU's here, unless given)."""
+    from tritium.backends.compiler import GPUTarget
+    from tritium.compiler import ASTSource, compile
+    gluon_kernel = translated(kernel, tmp_path)
+    if target_seen is not None:
+        sys.modules[gluon_kernel.fn.__module__].current_target = tl.constexpr_function(lambda: target_seen)
+    return compile(ASTSource(gluon_kernel, signature, constexprs), target=GPUTarget("cuda", 90, 32))
+
+
+@pytest.mark.usefixtures("private_cache")
+@pytest.mark.parametrize("name", sorted(SM90_CASES))
+def test_cubin_for_sm90a(tmp_path, name):
+    compiled = compile_sm90(*SM90_CASES[name], tmp_path)
+    assert ".target sm_90a" in compiled.asm["ptx"] and compiled.asm["cubin"][:4] == b"\x7fELF"
+
+
+@pytest.mark.usefixtures("private_cache")
+@pytest.mark.skipif(getattr(getattr(importlib.import_module("tritium.experimental.gluon.language").nvidia, "ampere",
+                                    None), "mma_v2", None) is None, reason="tritium's Gluon has no mma_v2 yet")
+@pytest.mark.parametrize("dtype, block", [("fp16", 32), ("bf16", 64), ("fp16", 128)])
+def test_dot_on_mma_sync_for_sm90a(tmp_path, dtype, block):
+    from tritium.backends.compiler import GPUTarget
+    compiled = compile_sm90(K.matmul_tile_kernel, {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp32"},
+                            {"BLOCK_M": block, "BLOCK_N": block, "BLOCK_K": 32}, tmp_path,
+                            target_seen=GPUTarget("cuda", 90, 32))
+    assert "#ttg.nvidia_mma" in compiled.asm["ttgir"] and "mma.sync" in compiled.asm["ptx"]
+
+
 # ---------------------------------------------------------------- the source rewrites
 
 ALL_KERNELS = [K.add_kernel, K.matmul_tile_kernel, K.matmul_kernel, K.descriptor_store_kernel,
                K.descriptor_copy_kernel, K.make_tensor_descriptor_copy_kernel, K.reshape_trans_kernel, K.split_kernel,
                K.cat_translation_kernel, K.reduce_to_scalar_kernel, K.extrema_reduce_kernel, K.num_threads_kernel,
-               K.atomic_add_kernel, K.rows_kernel, K.library_kernel]
+               K.atomic_add_kernel, K.rows_kernel, K.library_kernel, K.ragged_copy_kernel]
 
 
 @pytest.mark.parametrize("kernel", ALL_KERNELS, ids=lambda k: k.fn.__name__)

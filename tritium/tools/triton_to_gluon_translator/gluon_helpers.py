@@ -151,23 +151,24 @@ def convert_to_expand_dims_layout(value, expand_dims: gl.constexpr):
 
 @gluon.constexpr_function
 def dot_precision(a_ty, input_precision, allow_tf32):
-    # Triton's default for fp32 operands is tf32 unless told otherwise.
+    # Triton's default for fp32 operands is tf32 unless told otherwise; other types have one.
     if input_precision is not None:
         return input_precision
-    if a_ty.element_ty.primitive_bitwidth == 32 and a_ty.element_ty.is_floating() and allow_tf32 is not False:
-        return "tf32"
-    return "ieee"
+    if a_ty.element_ty.primitive_bitwidth == 32 and a_ty.element_ty.is_floating():
+        return "ieee" if allow_tf32 is False else "tf32"
+    return None
 
 
 @gluon.constexpr_function
-def dot_uses_mma(target, a_ty):
-    # mma.sync (sm_80+) takes 2-d fp16/bf16/tf32/int8 operands; anything else (the CPU backend
-    # included) takes the portable path.
+def dot_uses_mma(target, a_ty, precision):
+    # mma.sync (sm_80+, Hopper included) takes 2-d fp16/bf16/fp8/int8 operands, and fp32 ones
+    # as tf32; anything else (the CPU backend included) takes the portable path.
     if target is None or target.backend != "cuda" or target.arch < 80:
         return False
     if getattr(getattr(gl.nvidia, "ampere", None), "mma_v2", None) is None:
-        return False    # a Gluon without mma_v2 (tritium's, so far): the portable path is still right
-    return len(a_ty.shape) == 2 and a_ty.element_ty.primitive_bitwidth in (8, 16, 32)
+        return False    # a Gluon without mma_v2: the portable path is still right
+    bits = a_ty.element_ty.primitive_bitwidth
+    return len(a_ty.shape) == 2 and (bits in (8, 16) or (bits == 32 and precision == "tf32"))
 
 
 @gluon.constexpr_function
@@ -223,7 +224,7 @@ def tl_dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprec
            out_dtype=gl.float32):
     gl.static_assert(max_num_imprecise_acc is None, "max_num_imprecise_acc has no Gluon translation here")
     precision: gl.constexpr = dot_precision(a.type, input_precision, allow_tf32)
-    if dot_uses_mma(current_target(), a.type):
+    if dot_uses_mma(current_target(), a.type, precision):
         return tl_dot_mma_v2(a, b, acc, precision, out_dtype)
     else:
         return tl_dot_portable(a, b, acc, out_dtype)
