@@ -184,7 +184,9 @@ def test_ttgir_file_runs_on_cpu_without_its_layouts(tmp_path, rng):
     np.testing.assert_allclose(out, x * np.float32(0.25) + y, rtol=1e-6)
 
 
-def test_ttgir_with_shared_memory_is_refused_on_cpu(tmp_path):
+def test_ttgir_with_shared_memory_runs_on_cpu(tmp_path, rng):
+    """A GPU kernel's TTGIR with wgmma on shared-memory operands runs on the CPU: the
+    buffers become values and the wgmma a dot (backends/cpu/smem_values.py)."""
     @tritium.jit
     def dot_k(A, B, C, BLOCK: tl.constexpr):
         offs = tl.arange(0, BLOCK)
@@ -193,9 +195,14 @@ def test_ttgir_with_shared_memory_is_refused_on_cpu(tmp_path):
 
     k = compile(ASTSource(dot_k, "*fp16, *fp16, *fp32, constexpr", {"BLOCK": 64}),
                 target=GPUTarget("cuda", 90, 32))
-    assert "ttg.local_alloc" in k.asm["ttgir"]
-    with pytest.raises(StageError, match=r"cannot run `ttg\.local_alloc` from TTGIR"):
-        compile(_write(tmp_path, "dot.ttgir", k.asm["ttgir"]), target=CPU)
+    assert "ttg.local_alloc" in k.asm["ttgir"] and "ttng.warp_group_dot" in k.asm["ttgir"]
+    k2 = compile(_write(tmp_path, "dot.ttgir", k.asm["ttgir"]), target=CPU)
+    a = rng.standard_normal((64, 64)).astype(np.float16)
+    b = rng.standard_normal((64, 64)).astype(np.float16)
+    out = np.zeros((64, 64), np.float32)
+    k2[(1,)](a, b, out)
+    np.testing.assert_allclose(out, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-3,
+                               atol=1e-3)
 
 
 def test_ir_syntax_error_names_file_line_and_column(tmp_path):

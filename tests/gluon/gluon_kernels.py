@@ -303,3 +303,30 @@ def dot_fma_kernel(a_ptr, b_ptr, c_ptr, M: gl.constexpr, N: gl.constexpr, K: gl.
     b = gl.convert_layout(_load_tile(b_ptr, K, N, blocked), gl.DotOperandLayout(1, blocked, 0))
     acc = gl.dot_fma(a, b, _load_tile(c_ptr, M, N, blocked))
     _store_tile(c_ptr, acc, M, N, blocked)
+
+
+from tritium.experimental.gluon.language.nvidia.hopper import tma  # noqa: E402
+
+
+@gluon.jit
+def tma_copy_kernel(in_desc, out_desc, layout: gl.constexpr):
+    """Each program moves its block in through TMA (completion on an mbarrier), adds one
+    in registers and moves it out through TMA."""
+    BM: gl.constexpr = in_desc.block_type.shape[0]
+    BN: gl.constexpr = in_desc.block_type.shape[1]
+    smem_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, BN], in_desc.dtype)
+    buf = gl.allocate_shared_memory(in_desc.dtype, [BM, BN], smem_layout)
+    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, 1)
+    hopper.fence_async_shared()
+    m = gl.program_id(0) * BM
+    n = gl.program_id(1) * BN
+    mbarrier.expect(bar, BM * BN * in_desc.dtype.primitive_bitwidth // 8)
+    tma.async_copy_global_to_shared(in_desc, [m, n], bar, buf)
+    mbarrier.wait(bar, 0)
+    x = buf.load(layout)
+    buf.store(x + 1)
+    hopper.fence_async_shared()
+    tma.async_copy_shared_to_global(out_desc, [m, n], buf)
+    tma.store_wait(0)
+    mbarrier.invalidate(bar)

@@ -73,7 +73,8 @@ class tensor_descriptor_type(tensor_descriptor_base_type):
         return tensor_descriptor(handles[0], shape, strides, self.block_type)
 
 
-_SIGNATURE = re.compile(r"tensordesc<([^\[>]+)\[([0-9, ]*)\]>")
+# (a Gluon host descriptor's type adds its shared layout: `tensordesc<fp16[64, 64],NVMMA...>`)
+_SIGNATURE = re.compile(r"tensordesc<([^\[>]+)\[([0-9, ]*)\](?:,[^>]*)?>")
 
 
 def tensordesc_from_signature(sig: str) -> tensor_descriptor_type:

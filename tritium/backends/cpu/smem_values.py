@@ -29,9 +29,11 @@ _VIEWS = ("ttg.memdesc_index", "ttg.memdesc_trans", "ttg.memdesc_reshape",
 # Synchronisation a program running as one block needs none of (barriers on buffers,
 # the async-proxy fence); erased.
 _SYNC = ("ttng.init_barrier", "ttng.inval_barrier", "ttng.barrier_expect",
-         "ttng.arrive_barrier", "ttng.wait_barrier", "ttng.fence_async_shared")
+         "ttng.arrive_barrier", "ttng.wait_barrier", "ttng.fence_async_shared",
+         "ttng.async_tma_store_wait")
+_TMA = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global")
 _MEM_OPS = ("ttg.local_alloc", "ttg.local_load", "ttg.local_store", "ttg.local_dealloc",
-            "ttng.warp_group_dot", "ttng.warp_group_dot_wait") + _VIEWS + _SYNC
+            "ttng.warp_group_dot", "ttng.warp_group_dot_wait") + _VIEWS + _SYNC + _TMA
 
 
 class _View:
@@ -81,8 +83,10 @@ class _Promoter:
     def written_roots(self, op) -> List[Operation]:
         out = []
         for o in op.walk():
-            if o.name == "ttg.local_store":
-                root = self.views[id(o.operand(1))].root
+            if o.name in ("ttg.local_store", "ttng.async_tma_copy_global_to_local"):
+                where = 1 if o.name == "ttg.local_store" else \
+                    1 + len(o.operand(0).type.block.dims)
+                root = self.views[id(o.operand(where))].root
                 if root not in out and not op.is_ancestor_of(root):
                     out.append(root)
         return out
@@ -104,6 +108,8 @@ class _Promoter:
                 self.dead.append(op)
             elif name == "ttng.warp_group_dot":
                 self.wgmma(op, env)
+            elif name in _TMA:
+                self.tma(op, env)
             elif name == "ttng.warp_group_dot_wait":
                 op.replace_all_uses_with(list(op.operands))
                 self.dead.append(op)
@@ -183,9 +189,40 @@ class _Promoter:
         op.results[0].replace_all_uses_with(out)
         self.dead.append(op)
 
+    def tma(self, op, env) -> None:
+        """A TMA copy is a descriptor load into the buffer, or a store of its value (the
+        CPU evaluates descriptors directly; the copy is complete when it returns)."""
+        b = _builder_before(op)
+        desc = op.operand(0)
+        rank = len(desc.type.block.dims)
+        coords = list(op.operands[1:1 + rank])
+        buf = op.operand(1 + rank)
+        attrs = {"cache": 1, "evict": 1}
+        if op.name == "ttng.async_tma_copy_global_to_local":
+            block = desc.type.block
+            value = b.create1("tt.descriptor_load", [desc] + coords,
+                              T.TensorType(block.dims, block.element), attrs)
+            view = self.views[id(buf)]
+            if len(op.operands) > 3 + rank and _const_int(op.operand(3 + rank)) != 1:
+                pred = op.operand(3 + rank)
+                value = b.create1("arith.select", [pred, value, self.load_view(b, view, env)],
+                                  value.type)
+            self.store_view(b, view, value, env)
+        else:
+            value = self.value_of(b, buf, env)
+            b.create("tt.descriptor_store", [desc, value] + coords, [], attrs)
+        self.dead.append(op)
+
+    def load_view(self, b, view, env):
+        value = self.base_value(b, view, env)
+        for t in view.transforms:
+            value = _forward(b, t, value)
+        return value
+
     def store(self, b, op, env) -> None:
-        value = op.operand(0)
-        view = self.views[id(op.operand(1))]
+        self.store_view(b, self.views[id(op.operand(1))], op.operand(0), env)
+
+    def store_view(self, b, view, value, env) -> None:
         chain = [self.base_value(b, view, env)] if any(
             t.name == "ttg.memdesc_subslice" for t in view.transforms) else None
         if chain is not None:

@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from typing import List, Tuple
 
-_SIGNATURE = re.compile(r"tensordesc<([^\[>]+)\[([0-9, ]*)\]>")
+# (a Gluon host descriptor's type adds its shared layout: `tensordesc<fp16[64, 64],NVMMA...>`)
+_SIGNATURE = re.compile(r"tensordesc<([^\[>]+)\[([0-9, ]*)\](?:,[^>]*)?>")
 
 def parse(sig: str) -> Tuple[str, int]:
     """(element type string, rank) of `tensordesc<fp16[64, 32]>`."""

@@ -142,3 +142,51 @@ class NvidiaMixin:
         from ....ir.attrs import BoolAttr
         self.builder.create("ttng.fence_async_shared", [], [],
                             {"bCluster": BoolAttr(bool(self._unwrap(cluster)))})
+
+    # ------------------------------------------------------------------ TMA
+    def _tma_check(self, desc, smem, what: str):
+        from ....gpu.tma import tma_block
+        from ....language.tensor_descriptor import tensor_descriptor_base
+        _check(isinstance(desc, tensor_descriptor_base),
+               lambda: f"{what} needs a tensor descriptor, got {desc!r}")
+        _check(isinstance(smem, shared_memory_descriptor),
+               lambda: f"{what} needs a shared memory buffer, got {smem!r}")
+        _check(list(smem.type.shape) == list(desc.block_shape) and smem.dtype == desc.dtype,
+               lambda: f"{what}: the buffer ({smem.dtype}{list(smem.type.shape)}) must match "
+                       f"the descriptor's block ({desc.dtype}{desc.block_shape})")
+        tb = tma_block(desc.block_type.to_ir())
+        _check(tb is not None, lambda: f"TMA cannot move a block of {desc.block_type}")
+        # The descriptor's map (made on the host from the compiled kernel's metadata) lands
+        # the block in this layout: the buffer must be in it too.
+        _check(isinstance(smem.layout, NVMMASharedLayout)
+               and smem.layout._to_encoding() == tb.encoding,
+               lambda: f"{what}: the buffer must be in the block's TMA layout "
+                       f"NVMMASharedLayout(swizzle_byte_width={tb.swizzle}, element_bitwidth="
+                       f"{tb.elem_bits}, rank={len(tb.dims)}), got {smem.layout}")
+        return tb
+
+    def _coords(self, desc, coord):
+        coord = list(self._unwrap(coord))
+        _check(len(coord) == len(desc.block_shape),
+               lambda: f"expected {len(desc.block_shape)} coordinates, got {len(coord)}")
+        out = []
+        for c in coord:
+            c = self.to_tensor(self._unwrap(c)) if not isinstance(c, tensor) else c
+            out.append((self.cast(c, tl.int32) if c.dtype != tl.int32 else c).handle)
+        return out
+
+    def tma_load(self, desc, coord, barrier, result, pred=True) -> None:
+        self._tma_check(desc, result, "async_copy_global_to_shared")
+        self._barrier(barrier)
+        self.builder.create("ttng.async_tma_copy_global_to_local",
+                            [desc.handle] + self._coords(desc, coord)
+                            + [result.handle, barrier.handle, self._pred(pred).handle], [])
+
+    def tma_store(self, desc, coord, src) -> None:
+        self._tma_check(desc, src, "async_copy_shared_to_global")
+        self.builder.create("ttng.async_tma_copy_local_to_global",
+                            [desc.handle] + self._coords(desc, coord) + [src.handle], [])
+
+    def tma_store_wait(self, pendings) -> None:
+        self.builder.create("ttng.async_tma_store_wait", [], [],
+                            {"pendings": int(self._unwrap(pendings))})

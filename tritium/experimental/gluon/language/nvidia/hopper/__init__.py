@@ -1,12 +1,12 @@
-"""`gl.nvidia.hopper`: sm_90 builtins — `fence_async_shared`, `mbarrier`, and wgmma
-(`warpgroup_mma`, `warpgroup_mma_wait`). TMA copies (`tma`) are not provided yet.
+"""`gl.nvidia.hopper`: sm_90 builtins — `fence_async_shared`, `mbarrier`, `tma` (bulk
+copies through tensor descriptors) and wgmma (`warpgroup_mma`, `warpgroup_mma_wait`).
 
 On the CPU backend they run synchronously: barriers and fences do nothing, a wgmma is a
 dot of its operands' values."""
 from ......language.core import _unwrap_if_constexpr, builtin
-from . import mbarrier
+from . import mbarrier, tma
 
-__all__ = ["fence_async_shared", "mbarrier", "warpgroup_mma", "warpgroup_mma_wait"]
+__all__ = ["fence_async_shared", "mbarrier", "tma", "warpgroup_mma", "warpgroup_mma_wait"]
 
 
 @builtin
