@@ -28,9 +28,12 @@ DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 
 # Descriptor kernels need Gluon's Hopper TMA (gl.nvidia.hopper.tma, mbarrier), which is
 # still to come in tritium's Gluon: these tests start running when it lands.
-_hopper = getattr(importlib.import_module("tritium.experimental.gluon.language").nvidia, "hopper", None)
-needs_tma = pytest.mark.skipif(getattr(_hopper, "tma", None) is None,
-                               reason="tritium's Gluon has no Hopper TMA (gl.nvidia.hopper.tma) yet")
+_tma = getattr(getattr(importlib.import_module("tritium.experimental.gluon.language").nvidia, "hopper", None), "tma",
+               None)
+needs_tma = pytest.mark.skipif(getattr(_tma, "tensor_descriptor", None) is None,
+                               reason="tritium's Gluon has no Hopper TMA descriptors (gl.nvidia.hopper.tma) yet")
+needs_tma_make = pytest.mark.skipif(getattr(_tma, "make_tensor_descriptor", None) is None,
+                                    reason="tritium's Gluon has no gl.nvidia.hopper.tma.make_tensor_descriptor yet")
 
 
 def load_source(tmp_path, text):
@@ -235,7 +238,7 @@ def test_descriptor_copy(tmp_path, rng, device):
     assert not y[32:].any()
 
 
-@needs_tma
+@needs_tma_make
 @pytest.mark.parametrize("device", DEVICES)
 def test_make_tensor_descriptor(tmp_path, rng, device):
     seeded(rng)
@@ -327,16 +330,59 @@ def test_cubin_for_sm90a(tmp_path, name):
     assert ".target sm_90a" in compiled.asm["ptx"] and compiled.asm["cubin"][:4] == b"\x7fELF"
 
 
-@pytest.mark.usefixtures("private_cache")
-@pytest.mark.skipif(getattr(getattr(importlib.import_module("tritium.experimental.gluon.language").nvidia, "ampere",
-                                    None), "mma_v2", None) is None, reason="tritium's Gluon has no mma_v2 yet")
-@pytest.mark.parametrize("dtype, block", [("fp16", 32), ("bf16", 64), ("fp16", 128)])
-def test_dot_on_mma_sync_for_sm90a(tmp_path, dtype, block):
+_gl_nvidia = importlib.import_module("tritium.experimental.gluon.language").nvidia
+_has_mma_v2 = getattr(getattr(_gl_nvidia, "ampere", None), "mma_v2", None) is not None
+_has_wgmma = getattr(getattr(_gl_nvidia, "hopper", None), "warpgroup_mma", None) is not None
+
+
+@tl.constexpr_function
+def as_sm90():
     from tritium.backends.compiler import GPUTarget
-    compiled = compile_sm90(K.matmul_tile_kernel, {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp32"},
-                            {"BLOCK_M": block, "BLOCK_N": block, "BLOCK_K": 32}, tmp_path,
-                            target_seen=GPUTarget("cuda", 90, 32))
-    assert "#ttg.nvidia_mma" in compiled.asm["ttgir"] and "mma.sync" in compiled.asm["ptx"]
+    return GPUTarget("cuda", 90, 32)
+
+
+@tl.constexpr_function
+def as_sm80():
+    from tritium.backends.compiler import GPUTarget
+    return GPUTarget("cuda", 80, 32)
+
+
+# tl.dot's paths: (what the helpers are told the target is, the tile, what PTX shows).
+# sm_90 takes wgmma where the tile fits one (64 rows a warpgroup), else mma.sync.
+DOT_PATHS = [
+    pytest.param(as_sm90, 64, "bf16", "wgmma.mma_async", marks=pytest.mark.skipif(not _has_wgmma, reason="no wgmma")),
+    pytest.param(as_sm90, 128, "fp16", "wgmma.mma_async", marks=pytest.mark.skipif(not _has_wgmma, reason="no wgmma")),
+    pytest.param(as_sm90, 32, "fp16", "mma.sync", marks=pytest.mark.skipif(not _has_mma_v2, reason="no mma_v2")),
+    pytest.param(as_sm80, 64, "fp16", "mma.sync", marks=pytest.mark.skipif(not _has_mma_v2, reason="no mma_v2")),
+]
+
+
+@pytest.mark.usefixtures("private_cache")
+@pytest.mark.parametrize("target, block, dtype, instruction", DOT_PATHS)
+def test_dot_paths_for_sm90a(tmp_path, target, block, dtype, instruction):
+    from tritium.backends.compiler import GPUTarget
+    from tritium.compiler import ASTSource, compile
+    kernel = translated(K.matmul_tile_kernel, tmp_path)
+    sys.modules[kernel.fn.__module__].current_target = target
+    compiled = compile(ASTSource(kernel, {"a_ptr": f"*{dtype}", "b_ptr": f"*{dtype}", "c_ptr": "*fp32"},
+                                 {"BLOCK_M": block, "BLOCK_N": block, "BLOCK_K": 32}), target=GPUTarget("cuda", 90, 32))
+    assert instruction in compiled.asm["ptx"]
+
+
+@pytest.mark.parametrize("target, block, dtype, instruction", DOT_PATHS)
+def test_dot_paths_run_on_cpu(tmp_path, rng, target, block, dtype, instruction):
+    """The tensor-core helpers' data flow (shared memory, layouts, the accumulator): the CPU
+    backend runs wgmma and mma.sync as plain dots."""
+    seeded(rng)
+    torch_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    kernel = translated(K.matmul_kernel, tmp_path)
+    sys.modules[kernel.fn.__module__].current_target = target
+    M, N, K_ = 2 * block, block, 64
+    a, b = torch.randn(M, K_, dtype=torch_dtype), torch.randn(K_, N, dtype=torch_dtype)
+    out = torch.empty(M, N)
+    kernel[(2, )](a, b, out, M, N, K_, a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0),
+                  out.stride(1), block, block, 32)
+    torch.testing.assert_close(out, a.float() @ b.float(), atol=1e-3, rtol=1e-3)
 
 
 # ---------------------------------------------------------------- the source rewrites

@@ -196,6 +196,47 @@ def tl_dot_mma_v2(a, b, acc, precision: gl.constexpr, out_dtype: gl.constexpr):
 
 
 @gluon.constexpr_function
+def dot_uses_wgmma(target, a_ty, b_ty, num_warps):
+    # wgmma (sm_90 only: Blackwell has tcgen05 instead) on 2-d fp16/bf16 tiles the
+    # instruction divides: 16 rows a warp, N a multiple of 8, K of 16.
+    if target is None or target.backend != "cuda" or target.arch // 10 != 9:
+        return False
+    if getattr(getattr(gl.nvidia, "hopper", None), "warpgroup_mma", None) is None:
+        return False    # a Gluon without wgmma: mma.sync is still right on Hopper
+    if len(a_ty.shape) != 2 or a_ty.element_ty.primitive_bitwidth != 16 or not a_ty.element_ty.is_floating():
+        return False
+    m, k = a_ty.shape
+    n = b_ty.shape[1]
+    return num_warps % 4 == 0 and m % (16 * num_warps) == 0 and n % 8 == 0 and k % 16 == 0
+
+
+@gluon.constexpr_function
+def wgmma_layout(num_warps, a_ty, b_ty):
+    # The widest instruction N (a multiple of 8, at most 256) that divides the tile's N.
+    n = b_ty.shape[1]
+    instr_n = next(c for c in range(min(n, 256), 7, -8) if n % c == 0)
+    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
+                                     instr_shape=[16, instr_n, 256 // a_ty.element_ty.primitive_bitwidth])
+
+
+@gluon.jit
+def tl_dot_wgmma(a, b, acc, precision: gl.constexpr, out_dtype: gl.constexpr):
+    # Both operands through NVMMA-swizzled shared memory, synchronously: correct, not pipelined.
+    layout: gl.constexpr = wgmma_layout(gl.num_warps(), a.type, b.type)
+    a_layout: gl.constexpr = default_nvmma_layout(a.type.shape, a.dtype)
+    b_layout: gl.constexpr = default_nvmma_layout(b.type.shape, b.dtype)
+    a_smem = gl.allocate_shared_memory(a.dtype, a.shape, a_layout, a)
+    b_smem = gl.allocate_shared_memory(b.dtype, b.shape, b_layout, b)
+    if acc is None:
+        start = gl.full([a.shape[0], b.shape[1]], 0, out_dtype, layout=layout)
+    else:
+        start = gl.convert_layout(acc, layout)
+    gl.nvidia.hopper.fence_async_shared()
+    result = gl.nvidia.hopper.warpgroup_mma(a_smem, b_smem, start, precision=precision)
+    return reset_to_default_layout(result)
+
+
+@gluon.constexpr_function
 def dot_product_layout(m, k, n, num_warps):
     # The [M, K, N] layout of the elementwise products the portable dot sums over K.
     return default_blocked_layout([m, k, n], num_warps)
@@ -224,7 +265,9 @@ def tl_dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprec
            out_dtype=gl.float32):
     gl.static_assert(max_num_imprecise_acc is None, "max_num_imprecise_acc has no Gluon translation here")
     precision: gl.constexpr = dot_precision(a.type, input_precision, allow_tf32)
-    if dot_uses_mma(current_target(), a.type, precision):
+    if dot_uses_wgmma(current_target(), a.type, b.type, gl.num_warps()):
+        return tl_dot_wgmma(a, b, acc, precision, out_dtype)
+    elif dot_uses_mma(current_target(), a.type, precision):
         return tl_dot_mma_v2(a, b, acc, precision, out_dtype)
     else:
         return tl_dot_portable(a, b, acc, out_dtype)
