@@ -330,3 +330,43 @@ def tma_copy_kernel(in_desc, out_desc, layout: gl.constexpr):
     tma.async_copy_shared_to_global(out_desc, [m, n], buf)
     tma.store_wait(0)
     mbarrier.invalidate(bar)
+
+
+@gluon.jit
+def _tma_load_tile(desc, offsets, layout: gl.constexpr):
+    """A block through shared memory in the descriptor's own layout (what the
+    Triton-to-Gluon translator's helpers do)."""
+    smem = gl.allocate_shared_memory(desc.dtype, desc.block_shape, desc.layout)
+    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    mbarrier.expect(bar, desc.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc, offsets, bar, smem)
+    mbarrier.wait(bar, phase=0)
+    mbarrier.invalidate(bar)
+    return smem.load(layout)
+
+
+@gluon.jit
+def _tma_store_tile(desc, offsets, value):
+    smem = gl.allocate_shared_memory(desc.dtype, desc.block_shape, desc.layout, value)
+    hopper.fence_async_shared()
+    tma.async_copy_shared_to_global(desc, offsets, smem)
+    tma.store_wait(0)
+
+
+@gluon.jit
+def device_desc_kernel(x_ptr, y_ptr, M, N, BM: gl.constexpr, BN: gl.constexpr,
+                       layout: gl.constexpr):
+    """y = 2x through descriptors the kernel makes (maps written into global scratch)."""
+    smem_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BM, BN], gl.float16)
+    xd = tma.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN], smem_layout)
+    yd = tma.make_tensor_descriptor(y_ptr, [M, N], [N, 1], [BM, BN], smem_layout)
+    offs = [gl.program_id(0) * BM, gl.program_id(1) * BN]
+    _tma_store_tile(yd, offs, _tma_load_tile(xd, offs, layout) * 2)
+
+
+@gluon.jit
+def arg_desc_kernel(in_desc, out_desc, layout: gl.constexpr):
+    """out = in * 2 + 1 through the helpers, on kernel-argument descriptors."""
+    offs = [gl.program_id(0) * in_desc.block_shape[0], gl.program_id(1) * in_desc.block_shape[1]]
+    _tma_store_tile(out_desc, offs, _tma_load_tile(in_desc, offs, layout) * 2 + 1)

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gluon_kernels import tma_copy_kernel  # noqa: E402
+from gluon_kernels import arg_desc_kernel, device_desc_kernel, tma_copy_kernel  # noqa: E402
 from tritium.backends.compiler import GPUTarget  # noqa: E402
 from tritium.compiler import ASTSource, CompilationError, compile  # noqa: E402
 from tritium.experimental.gluon import language as gl  # noqa: E402
@@ -82,3 +82,58 @@ def test_tma_copy_gpu(rng, shape, block, tdtype, gdtype):
     x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32)).to(tdtype).cuda()
     y = _run(x, block, gdtype)
     torch.testing.assert_close(y, x + 1)
+
+
+def _descs(x, y, block):
+    layout = gl.NVMMASharedLayout.get_default_for(list(block), gl.float16)
+    return (TensorDescriptor.from_tensor(x, list(block), layout),
+            TensorDescriptor.from_tensor(y, list(block), layout))
+
+
+@pytest.mark.parametrize("shape,block", [((100, 200), (64, 64)), ((64, 48), (32, 16))])
+def test_descriptor_layout_and_helpers_cpu(cpu_path, rng, shape, block):
+    """`desc.layout`, `desc.block_type.nbytes` and `desc.block_shape` in the kernel, with
+    TMA in device functions."""
+    x = torch.from_numpy(rng.standard_normal(shape).astype(np.float16))
+    y = torch.zeros_like(x)
+    grid = (-(-shape[0] // block[0]), -(-shape[1] // block[1]))
+    arg_desc_kernel[grid](*_descs(x, y, block), BL)
+    np.testing.assert_array_equal(y.numpy(), (x * 2 + 1).numpy())
+
+
+def test_device_made_descriptor_cpu(cpu_path, rng):
+    x = torch.from_numpy(rng.standard_normal((100, 200)).astype(np.float16))
+    y = torch.zeros_like(x)
+    device_desc_kernel[(2, 4)](x, y, 100, 200, 64, 64, BL)
+    np.testing.assert_array_equal(y.numpy(), (x * 2).numpy())
+
+
+def test_device_made_descriptor_sm90():
+    k = compile(ASTSource(device_desc_kernel, {"x_ptr": "*fp16", "y_ptr": "*fp16", "M": "i32",
+                                               "N": "i32"}, {"BM": 64, "BN": 64, "layout": BL}),
+                target=GPUTarget("cuda", 90, 32))
+    assert k.metadata.global_scratch_size == 256  # a 128-byte map per descriptor
+    assert "tensormap.replace" in k.asm["ptx"] or "tensormap" in k.asm["ptx"]
+    assert k.asm["cubin"][:4] == b"\x7fELF"
+
+
+@pytest.mark.gpu
+def test_descriptor_helpers_gpu(rng):
+    x = torch.from_numpy(rng.standard_normal((100, 200)).astype(np.float16)).cuda()
+    y = torch.zeros_like(x)
+    arg_desc_kernel[(2, 4)](*_descs(x, y, (64, 64)), BL)
+    torch.testing.assert_close(y, x * 2 + 1)
+
+
+@pytest.mark.gpu
+def test_device_made_descriptor_gpu(rng):
+    import tritium
+    tritium.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8,
+                                                                  device="cuda"))
+    try:
+        x = torch.from_numpy(rng.standard_normal((100, 200)).astype(np.float16)).cuda()
+        y = torch.zeros_like(x)
+        device_desc_kernel[(2, 4)](x, y, 100, 200, 64, 64, BL)
+        torch.testing.assert_close(y, x * 2)
+    finally:
+        tritium.set_allocator(None)

@@ -27,6 +27,10 @@ def _leaf_type(path, ty, key, constants, attrs):
         constants[where] = key
         return None
     if ty.startswith("tensordesc"):
+        if "]," in ty:  # a Gluon host descriptor's type names its shared layout
+            from ..experimental.gluon.language.nvidia.hopper.tma import \
+                tensordesc_from_signature as gluon_tensordesc
+            return gluon_tensordesc(ty)
         from ..language.tensor_descriptor import tensordesc_from_signature
         return tensordesc_from_signature(ty)
     if key == "D":

@@ -190,3 +190,16 @@ class NvidiaMixin:
     def tma_store_wait(self, pendings) -> None:
         self.builder.create("ttng.async_tma_store_wait", [], [],
                             {"pendings": int(self._unwrap(pendings))})
+
+    def make_gluon_tensor_descriptor(self, base, shape, strides, block_shape, layout,
+                                     padding_option):
+        from ....ir.attrs import BoolAttr
+        from .nvidia.hopper.tma import tensor_descriptor
+        _check(isinstance(layout, NVMMASharedLayout),
+               lambda: f"a TMA descriptor's layout must be an NVMMASharedLayout, got {layout}")
+        desc = self.make_tensor_descriptor(base, shape, strides, block_shape, padding_option)
+        # Kept as a TMA descriptor (its map written by the kernel), as the TTIR stage's
+        # keep-tma-descriptors marks one for Triton kernels.
+        desc.handle.owner_op.attributes["tt.tma"] = BoolAttr(True)
+        return tensor_descriptor(desc.handle, list(desc.shape), list(desc.strides),
+                                 desc.block_type, layout)
