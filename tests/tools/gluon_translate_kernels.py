@@ -211,3 +211,12 @@ def ragged_copy_kernel(src, dst, off, size, BM: tl.constexpr):
     row = tl.program_id(0) * BM
     tile = load_ragged(src, off, size, [row, 0])
     store_ragged(dst, off, size, [row, 0], tile * 2 + 1)
+
+
+@triton.jit
+def int_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    ks = tl.arange(0, K)
+    c = tl.dot(tl.load(a_ptr + rows * K + ks[None, :]), tl.load(b_ptr + ks[:, None] * N + cols))
+    tl.store(c_ptr + rows * N + cols, c)

@@ -326,3 +326,18 @@ def test_translate_to_gluon_slices_host_and_kernel(make_package, tmp_path, rng):
     torch.manual_seed(int(rng.integers(2**31)))
     x, y = torch.randn(1000), torch.randn(1000)
     torch.testing.assert_close(load_output(tmp_path, text).run(x, y), x * 3 + y, atol=0, rtol=0)
+
+
+def test_cli_translates_to_gluon(make_package, tmp_path):
+    pkg = make_package({"m.py": """
+        import tritium
+        import tritium.language as tl
+
+        @tritium.jit
+        def k(X, B: tl.constexpr):
+            tl.store(X + tl.arange(0, B), tl.arange(0, B))
+    """})
+    out = tmp_path / "out.py"
+    main([f"{pkg}.m:k", "--translate-to-gluon", "--output-path", str(out)])
+    text = out.read_text()
+    assert "@gluon.jit\ndef k(X, B: gl.constexpr):" in text and "gl.store(X + tl_arange(0, B), tl_arange(0, B))" in text

@@ -213,6 +213,17 @@ def test_library_functions(tmp_path, rng, device, op):
     torch.testing.assert_close(out, ref, atol=1e-6, rtol=1e-6)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_int8_dot_accumulates_in_int32(tmp_path, rng, device):
+    seeded(rng)
+    kernel = translated(K.int_dot_kernel, tmp_path)
+    a = torch.randint(-100, 100, (16, 32), dtype=torch.int8, device=device)
+    b = torch.randint(-100, 100, (32, 16), dtype=torch.int8, device=device)
+    c = torch.empty(16, 16, dtype=torch.int32, device=device)
+    kernel[(1, )](a, b, c, 16, 16, 32)
+    torch.testing.assert_close(c, (a.int() @ b.int()).to(torch.int32), atol=0, rtol=0)
+
+
 # ---------------------------------------------------------------- descriptors
 
 @needs_tma

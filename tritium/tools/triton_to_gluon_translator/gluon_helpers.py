@@ -160,6 +160,12 @@ def dot_precision(a_ty, input_precision, allow_tf32):
 
 
 @gluon.constexpr_function
+def dot_result_dtype(a_ty, out_dtype):
+    # As Triton: integer operands accumulate in int32 whatever out_dtype says.
+    return gl.int32 if a_ty.element_ty.is_int() else out_dtype
+
+
+@gluon.constexpr_function
 def dot_uses_mma(target, a_ty, precision):
     # mma.sync (sm_80+, Hopper included) takes 2-d fp16/bf16/fp8/int8 operands, and fp32 ones
     # as tf32; anything else (the CPU backend included) takes the portable path.
@@ -264,13 +270,15 @@ def tl_dot_portable(a, b, acc, out_dtype: gl.constexpr):
 def tl_dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
            out_dtype=gl.float32):
     gl.static_assert(max_num_imprecise_acc is None, "max_num_imprecise_acc has no Gluon translation here")
+    gl.static_assert(len(a.shape) == 2 and len(b.shape) == 2, "a batched (3-d) tl.dot has no Gluon translation here")
     precision: gl.constexpr = dot_precision(a.type, input_precision, allow_tf32)
+    result_dtype: gl.constexpr = dot_result_dtype(a.type, out_dtype)
     if dot_uses_wgmma(current_target(), a.type, b.type, gl.num_warps()):
-        return tl_dot_wgmma(a, b, acc, precision, out_dtype)
+        return tl_dot_wgmma(a, b, acc, precision, result_dtype)
     elif dot_uses_mma(current_target(), a.type, precision):
-        return tl_dot_mma_v2(a, b, acc, precision, out_dtype)
+        return tl_dot_mma_v2(a, b, acc, precision, result_dtype)
     else:
-        return tl_dot_portable(a, b, acc, out_dtype)
+        return tl_dot_portable(a, b, acc, result_dtype)
 
 
 @gluon.constexpr_function
