@@ -370,3 +370,29 @@ def arg_desc_kernel(in_desc, out_desc, layout: gl.constexpr):
     """out = in * 2 + 1 through the helpers, on kernel-argument descriptors."""
     offs = [gl.program_id(0) * in_desc.block_shape[0], gl.program_id(1) * in_desc.block_shape[1]]
     _tma_store_tile(out_desc, offs, _tma_load_tile(in_desc, offs, layout) * 2 + 1)
+
+
+from tritium.language.extra.cuda import libdevice  # noqa: E402
+
+
+@gluon.jit
+def _square_plus(x, y):
+    return x * x + y
+
+
+@gluon.jit
+def layout_keeping_kernel(x_ptr, idx_ptr, out_ptr, hist_ptr, N: gl.constexpr,
+                          layout: gl.constexpr):
+    """Ops whose result layout Gluon must supply: gather (the index's), histogram (named),
+    map_elementwise and libdevice calls (their operands'); and a layout made linear by
+    to_linear_layout. out rows: 0 gather, 1 map_elementwise, 2 libdevice pow."""
+    offs = gl.arange(0, N, layout=layout)
+    x = gl.load(x_ptr + offs)
+    idx = gl.load(idx_ptr + offs)
+    g = gl.gather(x, idx, 0)
+    lin: gl.constexpr = gl.to_linear_layout(layout, [N])
+    gl.store(out_ptr + gl.convert_layout(offs, lin), gl.convert_layout(g, lin))
+    gl.store(out_ptr + N + offs, gl.map_elementwise(_square_plus, x, x))
+    gl.store(out_ptr + 2 * N + offs, libdevice.pow(gl.abs(x), 1.5))
+    h = gl.histogram(idx, 16, layout=gl.BlockedLayout([1], [32], [gl.num_warps()], [0]))
+    gl.store(hist_ptr + gl.arange(0, 16, layout=gl.BlockedLayout([1], [32], [gl.num_warps()], [0])), h)

@@ -17,6 +17,7 @@ from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blo
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
                            misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
+from gluon_kernels import layout_keeping_kernel  # noqa: E402
 from tritium.experimental.gluon import language as gl  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_cache")
@@ -189,3 +190,19 @@ def test_misc(cpu_path, rng, layout):
     np.testing.assert_array_equal(o[2], np.clip(x[1], -0.5, 0.5))
     np.testing.assert_allclose(o[3], x[2] * 3 + 1, rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(o[4], 1 + x[3].astype(np.int32))
+
+
+@pytest.mark.parametrize("spt", [1, 2, 4])
+def test_ops_given_layouts(cpu_path, rng, spt):
+    """gather, histogram, map_elementwise, libdevice and to_linear_layout in Gluon."""
+    N = 128
+    x = rng.standard_normal(N).astype(np.float32)
+    idx = rng.integers(0, 16, N).astype(np.int32)
+    out, hist = torch.empty(3 * N), torch.empty(16, dtype=torch.int32)
+    layout_keeping_kernel[(1,)](torch.from_numpy(x), torch.from_numpy(idx), out, hist, N,
+                                blocked_1d(spt))
+    o = out.numpy()
+    np.testing.assert_array_equal(o[:N], x[idx])
+    np.testing.assert_allclose(o[N:2 * N], x * x + x, rtol=1e-6)
+    np.testing.assert_allclose(o[2 * N:], np.abs(x) ** 1.5, rtol=1e-5)
+    np.testing.assert_array_equal(hist.numpy(), np.bincount(idx, minlength=16))

@@ -13,6 +13,7 @@ from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blo
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
                            misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
+from gluon_kernels import layout_keeping_kernel  # noqa: E402
 from tritium.experimental.gluon import language as gl  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -186,3 +187,16 @@ def test_misc(rng):
     torch.testing.assert_close(out[2], x[1].clamp(-0.5, 0.5))
     torch.testing.assert_close(out[3], x[2] * 3 + 1)
     torch.testing.assert_close(out[4], 1 + x[3].int().float())
+
+
+def test_ops_given_layouts(rng):
+    N = 128
+    x = _cuda(rng.standard_normal(N).astype(np.float32))
+    idx = _cuda(rng.integers(0, 16, N).astype(np.int32))
+    out = torch.empty(3 * N, device="cuda")
+    hist = torch.empty(16, dtype=torch.int32, device="cuda")
+    layout_keeping_kernel[(1,)](x, idx, out, hist, N, blocked_1d(2))
+    torch.testing.assert_close(out[:N], x[idx.long()])
+    torch.testing.assert_close(out[N:2 * N], x * x + x)
+    torch.testing.assert_close(out[2 * N:], x.abs() ** 1.5, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(hist, torch.bincount(idx.long(), minlength=16).int())

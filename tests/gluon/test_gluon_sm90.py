@@ -14,6 +14,7 @@ from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blo
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
                            misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
+from gluon_kernels import layout_keeping_kernel  # noqa: E402
 from tritium.experimental.gluon import language as gl  # noqa: E402
 from tritium.backends.compiler import GPUTarget  # noqa: E402
 from tritium.compiler import ASTSource, compile  # noqa: E402
@@ -58,6 +59,8 @@ CASES = {
                   {"BLOCK": 128, "SLOTS": 3, "layout": blocked_1d(),
                    "smem": gl.SwizzledSharedLayout(1, 1, 1, [0])}),
     "misc": (misc_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"}, {"M": 32, "N": 16, "layout": L2}),
+    "layout_keeping": (layout_keeping_kernel, {"x_ptr": "*fp32", "idx_ptr": "*i32", "out_ptr": "*fp32",
+                                               "hist_ptr": "*i32"}, {"N": 128, "layout": blocked_1d(2)}),
     "smem_views": (smem_views_kernel, {"x_ptr": "*fp32", "flat_ptr": "*fp32", "bits_ptr": "*i32"},
                    {"M": 32, "N": 16, "layout": L2, "flat": blocked_1d(2)}),
 }

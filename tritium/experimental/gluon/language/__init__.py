@@ -17,7 +17,7 @@ from ._core import (
     atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,
     atomic_xor, barrier, base_type, base_value, bfloat16, block_type, broadcast, broadcast_to,
     cast, clamp, constexpr, convert_layout, dot_fma, device_assert, device_print, distributed_type,
-    dtype, expand_dims, float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16, float16,
+    dtype, expand_dims, gather, histogram, map_elementwise, to_linear_layout, float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16, float16,
     float32, float64, full, inline_asm_elementwise, int1, int8, int16, int32, int64, join,
     load, max_constancy, max_contiguous, maximum, minimum, mul, multiple_of, must_use_result,
     num_ctas, num_programs, num_warps, permute, pointer_type, program_id, range, reduce,

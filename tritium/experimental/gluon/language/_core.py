@@ -22,7 +22,8 @@ from ....language.builtins import (add, atomic_add, atomic_and, atomic_cas, atom
                                    minimum, mul, num_programs, permute, program_id, reshape,
                                    split, store, sub, to_tensor, where)
 from ....language.builtins_misc import (assume, associative_scan, device_assert,  # noqa: F401
-                                        device_print, inline_asm_elementwise, max_constancy,
+                                        device_print, inline_asm_elementwise, map_elementwise,
+                                        max_constancy,
                                         max_contiguous, multiple_of, range, reduce,
                                         static_assert, static_print, static_range)
 
@@ -78,6 +79,30 @@ def thread_barrier(_semantic=None):
 
 
 barrier = thread_barrier
+
+
+@builtin
+def histogram(input, num_bins, mask=None, layout=None, _semantic=None):
+    """Counts of `input`'s values in [0, num_bins), as an int32 block in `layout`."""
+    return _semantic.histogram(input, int(_unwrap_if_constexpr(num_bins)), mask,
+                               _unwrap_if_constexpr(layout))
+
+
+@builtin
+def gather(src, index, axis, _semantic=None):
+    """`src[..., index[...], ...]` along `axis`; the result has `index`'s shape and layout."""
+    return _semantic.gather(src, index, int(_unwrap_if_constexpr(axis)))
+
+
+@builtin
+def to_linear_layout(layout, shape, _semantic=None):
+    """`layout` over `shape` as a `DistributedLinearLayout` (a compile-time value)."""
+    from ._layouts import layout_from_encoding
+    from ....gpu.layouts import LinearEncoding
+    layout = _unwrap_if_constexpr(layout)
+    shape = [int(_unwrap_if_constexpr(s)) for s in _unwrap_if_constexpr(shape)]
+    ll = layout._to_encoding().to_linear_layout(shape)
+    return constexpr(layout_from_encoding(LinearEncoding(ll)))
 
 
 @builtin

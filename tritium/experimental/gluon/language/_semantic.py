@@ -264,6 +264,39 @@ class GluonSemantic(NvidiaMixin, TritonSemantic):
         region_builder_fn(op)
         return tuple(tensor(r, t) for r, t in zip(op.results, types))
 
+    # ------------------------------------------------------------------ ops whose result
+    # types `tl` builds from a shape alone: given the layout they must have
+    def _relayout(self, value: tensor, layout) -> tensor:
+        if not value.type.is_block():
+            return value
+        ty = distributed_type(value.type.scalar, value.type.get_block_shapes(), layout)
+        value.handle.type = ty.to_ir()
+        return tensor(value.handle, ty)
+
+    def extern_elementwise(self, lib_name, lib_path, args, arg_type_symbol_dict, is_pure):
+        out = super().extern_elementwise(lib_name, lib_path, args, arg_type_symbol_dict,
+                                         is_pure)
+        layouts = [self._layout_of(self.to_tensor(a)) for a in args
+                   if isinstance(a, tensor) and a.type.is_block()]
+        return self._relayout(out, layouts[0]) if layouts else out
+
+    def map_elementwise(self, args, pack, scalar_fn):
+        outs, single = super().map_elementwise(args, pack, scalar_fn)
+        layouts = [self._layout_of(a) for a in args if isinstance(a, tensor) and a.type.is_block()]
+        if layouts:
+            outs = [self._relayout(o, layouts[0]) for o in outs]
+        return outs, single
+
+    def gather(self, src: tensor, index: tensor, axis: int) -> tensor:
+        """`src` gathered along `axis` at `index`: the result is in the index's layout."""
+        return self._relayout(super().gather(src, index, axis), index.type.layout)
+
+    def histogram(self, input: tensor, num_bins: int, mask, layout=None) -> tensor:
+        _check(layout is not None, "histogram needs the result's layout in Gluon: "
+                                   "gl.histogram(x, num_bins, mask, layout=...)")
+        return self._relayout(super().histogram(input, num_bins, mask),
+                              self.check_layout(layout))
+
     # ------------------------------------------------------------------ shared memory
     def allocate_shared(self, element_ty, shape, layout, value=None):
         layout = self._unwrap(layout)
