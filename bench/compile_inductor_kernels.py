@@ -45,7 +45,7 @@ def kernels(folder):
     return sorted((p, n) for n, p in found.items())
 
 
-def worker(side, folder, arch, profile, heap):
+def worker(side, folder, arch, profile, heap, fork=False, thread=False):
     import gc
     # Inductor's process holds millions of Python objects (FX graphs, torch's modules);
     # a full collection walks all of them, so a compiler that allocates many objects pays
@@ -96,10 +96,26 @@ def worker(side, folder, arch, profile, heap):
                     opts["enable_fp_fusion"] = cmeta["enable_fp_fusion"]
                 jobs.append((name, fn, cmeta, opts))
     target = GPUTarget("cuda", arch, 32)
+    if fork:
+        # Inductor's compile pool: a process that imported the compiler (and, for
+        # tritium, ran compat_inductor.warm_up) forks its workers; compiles run there.
+        if side == "tritium":
+            from tritium import compat_inductor
+            compat_inductor.warm_up()
+        pid = os.fork()
+        if pid:
+            _, status = os.waitpid(pid, 0)
+            sys.exit(os.waitstatus_to_exitcode(status))
     prof = None
     if profile:
         import cProfile
         prof = cProfile.Profile()
+    stage_ms = {}
+    if side == "tritium":
+        def listener(src, metadata, times, cache_hit, **_):
+            stage_ms.update(ir=round(times.ir_initialization / 1e3),
+                            **{s: round(us / 1e3) for s, us in times.lowering_stages})
+        triton.knobs.compilation.listener = listener
     gc_s[:2] = [0.0, 0]
     t_all = time.perf_counter()
     for name, fn, cmeta, opts in jobs:
@@ -107,12 +123,19 @@ def worker(side, folder, arch, profile, heap):
         t0 = time.perf_counter()
         if prof:
             prof.enable()
-        k = triton.compile(src, target=target, options=opts)
+        if thread:  # Inductor's precompile runs compiles on a thread pool's threads
+            from concurrent.futures import ThreadPoolExecutor
+            with ThreadPoolExecutor(1) as ex:
+                k = ex.submit(triton.compile, src, target=target, options=opts).result()
+        else:
+            k = triton.compile(src, target=target, options=opts)
         if prof:
             prof.disable()
         ms = (time.perf_counter() - t0) * 1e3
         print(json.dumps({"kernel": name, "ms": ms, "warps": opts["num_warps"],
-                          "ptx_chars": len(k.asm.get("ptx", ""))}), flush=True)
+                          "ptx_chars": len(k.asm.get("ptx", "")), "stages": dict(stage_ms)}),
+              flush=True)
+        stage_ms.clear()
     print(json.dumps({"total_ms": (time.perf_counter() - t_all) * 1e3, "gc_ms": gc_s[0] * 1e3,
                       "full_gcs": gc_s[1]}), flush=True)
     del ballast
@@ -122,6 +145,9 @@ def worker(side, folder, arch, profile, heap):
         s = io.StringIO()
         pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(profile)
         sys.stderr.write(s.getvalue())
+    if fork:
+        sys.stdout.flush()
+        os._exit(0)
 
 
 def run(side, python, args):
@@ -130,6 +156,8 @@ def run(side, python, args):
         cmd = [python, os.path.abspath(__file__), args.folder, "--worker", side,
                "--arch", str(args.arch), "--heap", str(args.heap),
                "--profile", str(args.profile if side == "tritium" else 0)]
+        cmd += ["--fork"] if args.fork else []
+        cmd += ["--thread"] if args.thread else []
         p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     rows = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
     if p.returncode:
@@ -148,15 +176,22 @@ def main():
     ap.add_argument("--heap", type=float, default=0.0,
                     help="millions of live Python objects to hold, as Inductor's process does")
     ap.add_argument("--worker")
+    ap.add_argument("--fork", action="store_true",
+                    help="compile in a child forked after the warm-up, as Inductor's pool does")
+    ap.add_argument("--thread", action="store_true",
+                    help="call triton.compile from a thread, as Inductor's precompile does "
+                         "(tritium then hands the compile to its worker processes)")
     args = ap.parse_args()
     if args.worker:
-        worker(args.worker, args.folder, args.arch, args.profile, args.heap)
+        worker(args.worker, args.folder, args.arch, args.profile, args.heap, args.fork, args.thread)
         return
     up = run("upstream", args.upstream_python, args)
     ours = run("tritium", sys.executable, args)
     print(f"{'kernel':<72} {'warps':>5} {'upstream ms':>11} {'tritium ms':>10}")
     for u, t in zip(up[:-1], ours[:-1]):
-        print(f"{u['kernel'][:72]:<72} {u['warps']:>5} {u['ms']:11.1f} {t['ms']:10.1f}")
+        stages = " ".join(f"{k}:{v}" for k, v in t.get("stages", {}).items())
+        stages += f"  ptx chars {u['ptx_chars']} / {t['ptx_chars']}"
+        print(f"{u['kernel'][:72]:<72} {u['warps']:>5} {u['ms']:11.1f} {t['ms']:10.1f}  {stages}")
     if up and ours:
         print(f"{'total (' + str(len(up) - 1) + ' compiles)':<78} "
               f"{up[-1]['total_ms']:11.1f} {ours[-1]['total_ms']:10.1f}")

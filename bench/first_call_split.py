@@ -85,6 +85,15 @@ def worker(side, model, after=()):
                                              "here" if c.worker is None else "worker")
             return c
         workers.claim = timed_claim
+        # Each compile's stage times (a worker's come back with its result): the span
+        # minus their sum is what the hand-off and the frontend cost.
+        stage_ms = []
+
+        def listener(src, metadata, times, cache_hit, **_):
+            if not cache_hit:
+                stage_ms.append((metadata.name, times.ir_initialization / 1e3,
+                                 [(s, round(us / 1e3)) for s, us in times.lowering_stages]))
+        triton.knobs.compilation.listener = listener
     try:
         import triton.compiler.compiler as cc
         cc.compile = timed_compile
@@ -95,6 +104,8 @@ def worker(side, model, after=()):
         torch.compile(efn, **bench_clients.COMPILE_KW.get(earlier, {}))(*exs)
     torch.cuda.synchronize()
     del spans[:]
+    from torch._dynamo.utils import compilation_time_metrics
+    before = {k: sum(v) for k, v in compilation_time_metrics.items()}  # (the --after models')
     fn, xs, _tol, _grad = bench_clients.build(model, "cuda", False)
     cfn = torch.compile(fn, **bench_clients.COMPILE_KW.get(model, {}))
     gcs, gc_start = [], {}
@@ -111,8 +122,7 @@ def worker(side, model, after=()):
     torch.cuda.synchronize()
     first = time.perf_counter() - t0
     gc.callbacks.remove(on_gc)
-    from torch._dynamo.utils import compilation_time_metrics
-    sections = {k: sum(v) for k, v in compilation_time_metrics.items()}
+    sections = {k: sum(v) - before.get(k, 0) for k, v in compilation_time_metrics.items()}
     row = {"first_s": first, "sections": sections, "compiles": len(spans),
            "compile_sum_s": sum(sp[1] - sp[0] for sp in spans),
            "compile_covered_s": _covered([sp[:2] for sp in spans]),
@@ -122,6 +132,8 @@ def worker(side, model, after=()):
     if side == "tritium":
         from tritium.compiler import workers
         row["workers"] = dict(workers.stats, last_fallback=workers.last_fallback[0])
+        row["stage_ms"] = [f"{n[:40]} ir {ir:.0f} " + " ".join(f"{s}:{t}" for s, t in st)
+                           for n, ir, st in stage_ms]
     try:
         from torch._inductor.async_compile import AsyncCompile
         row["process_pool"] = bool(AsyncCompile.use_process_pool())
@@ -174,6 +186,8 @@ def main():
                     print("    " + line)
         if "workers" in t:
             print(f"  tritium workers: {t['workers']}")
+            for line in t.get("stage_ms", []):
+                print("    stages (ms) " + line)
         keys = sorted(set(b["sections"]) | set(t["sections"]),
                       key=lambda k: -max(b["sections"].get(k, 0), t["sections"].get(k, 0)))
         print(f"  {'section (s)':<46} {'upstream':>9} {'tritium':>9}")
