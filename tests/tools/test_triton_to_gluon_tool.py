@@ -3,6 +3,7 @@ written out, imported and run next to the Triton original on fresh random data (
 the same cases on a GPU under the `gpu` marker), and the source rewrites are checked where a
 run cannot tell them apart."""
 import ast
+import contextvars
 import importlib
 import importlib.util
 import os
@@ -254,10 +255,14 @@ def test_descriptor_copy(tmp_path, rng, device):
 def test_make_tensor_descriptor(tmp_path, rng, device):
     seeded(rng)
     kernel = translated(K.make_tensor_descriptor_copy_kernel, tmp_path)
-    tritium.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=device))
     x = torch.randn(64, 64, device=device, dtype=torch.float16)
     y = torch.zeros_like(x)
-    kernel[(1, )](x, y, 64, 64, 64, 64)
+
+    def launch():   # in a context of its own: the allocator set stays out of other tests
+        tritium.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=device))
+        kernel[(1, )](x, y, 64, 64, 64, 64)
+
+    contextvars.copy_context().run(launch)
     torch.testing.assert_close(y, x, atol=0, rtol=0)
 
 

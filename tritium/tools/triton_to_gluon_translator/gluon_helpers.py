@@ -311,8 +311,9 @@ def tl_store_tensor_descriptor(desc, offsets, value):
     smem = gl.allocate_shared_memory(desc.dtype, desc.block_shape, desc.layout, value)
     gl.nvidia.hopper.fence_async_shared()
     gl.nvidia.hopper.tma.async_copy_shared_to_global(desc, offsets, smem)
+    # The copy reads `smem` until store_wait returns; nothing is allocated in between, so its
+    # memory cannot be handed out again while the copy still reads it.
     gl.nvidia.hopper.tma.store_wait(0)
-    smem._keep_alive()      # the copy reads it until store_wait returns
 
 
 @gluon.jit

@@ -321,6 +321,13 @@ class GluonSlicer(_Slicer):
         self.imports.add(f"import {_public_module_name('tritium.experimental.gluon')} as gluon")
         self.imports.add(f"import {_public_module_name('tritium.experimental.gluon.language')} as gl")
 
+    def _wrap(self, value, name, rel_module) -> GlobalValue:
+        t = classify(value)
+        if t is not None and t.kind != "copy":
+            # Rewritten where it is used: never copied, so never looked up in its module.
+            return GlobalValue(value, value, name, rel_module, is_variable=True)
+        return super()._wrap(value, name, rel_module)
+
     def is_leaf(self, x: ModuleType | GlobalValue) -> bool:
         if isinstance(x, GlobalValue) and x.id not in self.leaf_ids:
             t = classify(x.original)
