@@ -346,6 +346,27 @@ def test_cubin_for_sm90a(tmp_path, name):
     assert ".target sm_90a" in compiled.asm["ptx"] and compiled.asm["cubin"][:4] == b"\x7fELF"
 
 
+def _desc_signature():
+    x = torch.zeros(64, 64, dtype=torch.float16)
+    layout = convert_host_descriptor(TensorDescriptor.from_tensor(x, [64, 64])).layout
+    return f"tensordesc<fp16[64, 64],{layout!r}>"
+
+
+@pytest.mark.usefixtures("private_cache")
+@pytest.mark.parametrize("name", [pytest.param("copy", marks=needs_tma), pytest.param("store", marks=needs_tma),
+                                  pytest.param("make", marks=needs_tma_make)])
+def test_descriptor_cubins_for_sm90a(tmp_path, name):
+    desc = _desc_signature()
+    kernel, signature, constexprs = {
+        "copy": (K.descriptor_copy_kernel, {"in_desc": desc, "out_desc": desc}, {"BLOCK_M": 64, "BLOCK_N": 64}),
+        "store": (K.descriptor_store_kernel, {"desc": desc}, {"BLOCK_M": 64, "BLOCK_N": 64, "V": 1.0}),
+        "make": (K.make_tensor_descriptor_copy_kernel, {"x_ptr": "*fp16", "y_ptr": "*fp16", "M": "i32", "N": "i32"},
+                 {"BLOCK_M": 64, "BLOCK_N": 64}),
+    }[name]
+    compiled = compile_sm90(kernel, signature, constexprs, tmp_path)
+    assert "cp.async.bulk.tensor" in compiled.asm["ptx"]
+
+
 _gl_nvidia = importlib.import_module("tritium.experimental.gluon.language").nvidia
 _has_mma_v2 = getattr(getattr(_gl_nvidia, "ampere", None), "mma_v2", None) is not None
 _has_wgmma = getattr(getattr(_gl_nvidia, "hopper", None), "warpgroup_mma", None) is not None
