@@ -225,6 +225,18 @@ def test_int8_dot_accumulates_in_int32(tmp_path, rng, device):
     torch.testing.assert_close(c, (a.int() @ b.int()).to(torch.int32), atol=0, rtol=0)
 
 
+@pytest.mark.parametrize("n", [1024, 1000])
+def test_autotune_and_heuristics_kept(tmp_path, rng, n):
+    seeded(rng)
+    text = convert_triton_to_gluon([K.tuned_scale_kernel])
+    assert "@triton.autotune(" not in text and "@tritium.autotune(" in text and "@gluon.jit\ndef tuned_scale_kernel" in text
+    kernel = load_source(tmp_path, text).tuned_scale_kernel
+    x = torch.randn(n)
+    out = torch.empty_like(x)
+    kernel[lambda meta: (triton_cdiv(n, meta["BLOCK"]), )](x, out, n)
+    torch.testing.assert_close(out, 2 * x, atol=0, rtol=0)
+
+
 # ---------------------------------------------------------------- descriptors
 
 @needs_tma

@@ -33,7 +33,7 @@ import re
 import sys
 import sysconfig
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import BuiltinFunctionType, FunctionType, ModuleType
 from typing import Any
@@ -92,10 +92,19 @@ class RewriteSpec:
 
 
 def _jit_function_types() -> tuple[type, ...]:
-    """Wrappers copied as the function they wrap (its `def` keeps the decorator)."""
+    """Wrappers copied as the function they wrap (its `def` keeps the decorators): `@jit`,
+    `@constexpr_function`, and `@autotune`/`@heuristics` around a `@jit`."""
+    from ...frontend.autotuner import Autotuner, Heuristics
     from ...frontend.jit import JITFunction
     from ...language.builtins import ConstexprFunction
-    return (JITFunction, ConstexprFunction)
+    return (JITFunction, ConstexprFunction, Autotuner, Heuristics)
+
+
+def innermost_function(value: Any) -> Any:
+    """The function under a stack of `_jit_function_types` wrappers (`value` if none)."""
+    while isinstance(value, _jit_function_types()) and getattr(value, "fn", None) is not None:
+        value = value.fn
+    return value
 
 
 @dataclass
@@ -116,8 +125,8 @@ class GlobalValue:
     @staticmethod
     def wrap(value: Any, name: str, find_module: Callable[[], ModuleType]) -> GlobalValue:
         original = value
-        if isinstance(value, _jit_function_types()) and isinstance(getattr(value, "fn", None), FunctionType):
-            value = value.fn
+        if isinstance(innermost_function(value), FunctionType):
+            value = innermost_function(value)
         # A closure's source cannot stand alone: copy the module-level assignment that made it.
         closure = isinstance(value, FunctionType) and value.__closure__ is not None
         if isinstance(value, (FunctionType, BuiltinFunctionType, type)) and not closure:

@@ -38,7 +38,8 @@ from .gluon_names import (OBJECT_METHODS, RESET_AFTER, TENSOR_METHODS, classify,
                           is_triton_jit)
 from .ordered_set import ordered_set
 from .slice_kernel import (LOCAL, GlobalValue, Reference, RewriteSpec, Scopes, _public_module_name, _Rewriter,
-                           _Slicer, find_module, get_base_value, get_reference)
+                           _Slicer, find_module, get_base_value, get_reference,
+                           innermost_function)
 from .stable_toposort import stable_toposort
 
 
@@ -299,6 +300,14 @@ def _helper_library() -> _HelperLibrary:
     return _HelperLibrary()
 
 
+def _jit_inside(value: Any) -> Any:
+    """The `@jit` function under `@autotune`/`@heuristics` wrappers, else `value`."""
+    while not is_triton_jit(value) and not is_constexpr_function(value) and hasattr(value, "fn") \
+            and type(value).__module__.endswith("autotuner"):
+        value = value.fn
+    return value
+
+
 def _origin(gv: GlobalValue) -> tuple[str, int]:
     """The file and first line of the source `gv.parse()` reads, for messages."""
     if gv.is_variable:
@@ -333,7 +342,7 @@ class GluonSlicer(_Slicer):
             t = classify(x.original)
             if t is not None:
                 return t.kind != "copy"
-            if is_triton_jit(x.original):
+            if is_triton_jit(_jit_inside(x.original)):
                 return False
         return super().is_leaf(x)
 
@@ -341,7 +350,8 @@ class GluonSlicer(_Slicer):
         return _helper_library().names() | {"gluon", "gl"}
 
     def rewriter(self, gv: GlobalValue) -> _Rewriter:
-        device = gv.is_variable or is_triton_jit(gv.original) or is_constexpr_function(gv.original)
+        jit = _jit_inside(gv.original)
+        device = gv.is_variable or is_triton_jit(jit) or is_constexpr_function(jit)
         cls = _GluonRewriter if device else _HostRewriter
         return cls(gv.module, Scopes(gv.globals()), self.spec, self, _origin(gv))
 
@@ -373,7 +383,7 @@ def convert_triton_to_gluon(src: list[Any], target: Any = None) -> str:
     """The Gluon translation of the `@jit` functions `src` (and all they use) as source text."""
     kernels = []
     for kernel in src:
-        fn = getattr(kernel, "fn", kernel)
+        fn = innermost_function(kernel)
         module = inspect.getmodule(fn)
         if module is None:
             raise ValueError(f"convert_triton_to_gluon: cannot find the module defining {kernel!r}")
