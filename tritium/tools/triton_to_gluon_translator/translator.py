@@ -302,8 +302,8 @@ def _helper_library() -> _HelperLibrary:
 
 def _jit_inside(value: Any) -> Any:
     """The `@jit` function under `@autotune`/`@heuristics` wrappers, else `value`."""
-    while not is_triton_jit(value) and not is_constexpr_function(value) and hasattr(value, "fn") \
-            and type(value).__module__.endswith("autotuner"):
+    from ...frontend.autotuner import Autotuner, Heuristics
+    while isinstance(value, (Autotuner, Heuristics)):
         value = value.fn
     return value
 
