@@ -144,8 +144,8 @@ def test_num_threads(tmp_path, device):
     assert out[:256].tolist() == [1] * 256 and not out[256:].any()
 
 
-@pytest.mark.xfail(reason="tritium's Gluon does not splat a scalar mask (mask=True) to the pointer's layout, "
-                          "as upstream's does", strict=False)
+@pytest.mark.xfail(reason="tritium's Gluon atomics do not splat a scalar mask (mask=True, or none given) onto the "
+                          "pointer's layout, as upstream's do", strict=False)
 @pytest.mark.parametrize("device", DEVICES)
 def test_atomic_add(tmp_path, device):
     kernel = translated(K.atomic_add_kernel, tmp_path)
