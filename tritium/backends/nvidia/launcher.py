@@ -200,7 +200,7 @@ def generate_source(signature: Dict[str, str], mode: str = "params", global_scra
                       f"    p = (_conv.get(v.__class__) or _conv_for(v, {name!r}, {i}))(v)",
                       "    d = _dev.get(p)",
                       "    if d is None:",
-                      f"        d = _resolve(p, {name!r}, {i})",
+                      f"        d = _resolve(p, {name!r}, {i}, v)",
                       f"    v = _tmc_{field}.get((d, *t.shape, *t.strides, t.padding))",
                       "    if v is None:",
                       f"        v = _tm_{field}(t)",
@@ -252,7 +252,7 @@ def _store_param(field: str, a: str, name: str, i: int, ty: str) -> list:
         return pre + [f"    p = (_conv.get({a}.__class__) or _conv_for({a}, {name!r}, {i}))({a})",
                       "    d = _dev.get(p)",
                       "    if d is None:",
-                      f"        d = _resolve(p, {name!r}, {i})",
+                      f"        d = _resolve(p, {name!r}, {i}, {a})",
                       f"    b.{field} = d"]
     if ty in ("fp16", "bf16"):
         return pre + [f"    b.{field} = _{ty}_bits({a})"]
@@ -295,12 +295,20 @@ def _range_error(value, name, index, ty):
 
 
 def _make_resolver(device_pointer: Callable[[int], Optional[int]]):
-    def resolve(ptr: int, name: str, index: int) -> int:
+    def resolve(ptr: int, name: str, index: int, obj=None) -> int:
         if not isinstance(ptr, int):
             ptr = int(ptr)
             if ptr in _device_ptrs:
                 return _device_ptrs[ptr]
         dev = device_pointer(ptr)
+        origin = getattr(obj, "_tensor", None)
+        if dev is None and origin is not None:
+            # A descriptor base moved outside its tensor (a ragged TMA descriptor wraps it
+            # around 2**64): the tensor it came from is what must be on the GPU.
+            start = pointer_of(origin, name, index)
+            dev = device_pointer(start)
+            if dev is not None:
+                dev = (dev + ptr - start) % 2**64
         if dev is None:
             raise ValueError(
                 f"pointer argument '{name}' (parameter {index}) points to 0x{ptr:x}, which the GPU cannot "
@@ -508,7 +516,7 @@ def make_launcher(signature: Dict[str, str], *, mode: str = "params", global_scr
     def device_address(obj, name, index):
         p = pointer_of(obj, name, index)
         d = _device_ptrs.get(p)
-        return d if d is not None else resolve(p, name, index)
+        return d if d is not None else resolve(p, name, index, obj)
     params = {p.path: p for p in runtime_params(signature)}
     for path, meta in tma.items():
         dtype, _ = tensordesc_abi.parse(params[path].type)
