@@ -26,7 +26,7 @@ timeout ${GPU_TEST_TIMEOUT:-480} python3 -m pytest -q -m gpu $XDIST tests \
   2>&1 | tee "$OUT/gpu_tests.log" | tail -30
 python3 bench/bench_launch.py 2>&1 | tee "$OUT/bench_launch.log" | tail -15
 for t in memcheck racecheck synccheck; do
-  for s in sanitize_dot sanitize_reduce sanitize_nodot; do
+  for s in sanitize_dot sanitize_reduce sanitize_nodot sanitize_gluon; do
     compute-sanitizer --tool $t --report-api-errors no python3 bench/$s.py 2>&1 \
       | tail -2 | tee -a "$OUT/sanitizer.log"
   done
