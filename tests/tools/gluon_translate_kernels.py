@@ -218,7 +218,7 @@ def int_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.
     rows = tl.arange(0, M)[:, None]
     cols = tl.arange(0, N)[None, :]
     ks = tl.arange(0, K)
-    c = tl.dot(tl.load(a_ptr + rows * K + ks[None, :]), tl.load(b_ptr + ks[:, None] * N + cols))
+    c = tl.dot(input=tl.load(a_ptr + rows * K + ks[None, :]), other=tl.load(b_ptr + ks[:, None] * N + cols))
     tl.store(c_ptr + rows * N + cols, c)
 
 

@@ -267,18 +267,20 @@ def tl_dot_portable(a, b, acc, out_dtype: gl.constexpr):
 
 
 @gluon.jit
-def tl_dot(a, b, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+def tl_dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
            out_dtype=gl.float32):
+    # tl.dot's parameter names, so calls passing them by keyword translate as they are.
     gl.static_assert(max_num_imprecise_acc is None, "max_num_imprecise_acc has no Gluon translation here")
-    gl.static_assert(len(a.shape) == 2 and len(b.shape) == 2, "a batched (3-d) tl.dot has no Gluon translation here")
-    precision: gl.constexpr = dot_precision(a.type, input_precision, allow_tf32)
-    result_dtype: gl.constexpr = dot_result_dtype(a.type, out_dtype)
-    if dot_uses_wgmma(current_target(), a.type, b.type, gl.num_warps()):
-        return tl_dot_wgmma(a, b, acc, precision, result_dtype)
-    elif dot_uses_mma(current_target(), a.type, precision):
-        return tl_dot_mma_v2(a, b, acc, precision, result_dtype)
+    gl.static_assert(len(input.shape) == 2 and len(other.shape) == 2,
+                     "a batched (3-d) tl.dot has no Gluon translation here")
+    precision: gl.constexpr = dot_precision(input.type, input_precision, allow_tf32)
+    result_dtype: gl.constexpr = dot_result_dtype(input.type, out_dtype)
+    if dot_uses_wgmma(current_target(), input.type, other.type, gl.num_warps()):
+        return tl_dot_wgmma(input, other, acc, precision, result_dtype)
+    elif dot_uses_mma(current_target(), input.type, precision):
+        return tl_dot_mma_v2(input, other, acc, precision, result_dtype)
     else:
-        return tl_dot_portable(a, b, acc, result_dtype)
+        return tl_dot_portable(input, other, acc, result_dtype)
 
 
 @gluon.constexpr_function
