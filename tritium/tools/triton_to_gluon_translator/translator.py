@@ -37,8 +37,8 @@ from typing import Any
 from .gluon_names import (OBJECT_METHODS, RESET_AFTER, TENSOR_METHODS, classify, is_constexpr_function,
                           is_triton_jit)
 from .ordered_set import ordered_set
-from .slice_kernel import (LOCAL, GlobalValue, Reference, RewriteSpec, Scopes, _public_module_name, _Rewriter,
-                           _Slicer, find_module, get_base_value, get_reference,
+from .scopes import LOCAL, Scopes, find_module, get_reference
+from .slice_kernel import (GlobalValue, Reference, RewriteSpec, _public_module_name, _Rewriter, _Slicer, get_base_value,
                            innermost_function)
 from .stable_toposort import stable_toposort
 
