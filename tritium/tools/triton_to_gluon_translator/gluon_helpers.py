@@ -12,9 +12,11 @@ input (a reduction's slice layout, a permute's permuted one) are followed by
 `reset_to_default_layout`, so elementwise ops between any two tensors see equal layouts,
 as in Triton where the compiler picks layouts itself. Correct everywhere, not fast.
 
-Targets: NVIDIA (dots on mma.sync, sm_80 and later; TMA descriptors on sm_90 and later) and
-tritium's CPU backend (dots on FMA). AMD's (warp size 64, MFMA/WMMA, TDM descriptors) and
-Blackwell-only forms (tcgen05, TMA gather/scatter) are refused with a message.
+Targets: NVIDIA (dots on wgmma for sm_90 tiles that fit one, else mma.sync from sm_80; TMA
+descriptors from sm_90) and tritium's CPU backend (dots as a broadcast product summed over
+K). Each tensor-core path is taken only where the Gluon in use has the instruction. AMD's
+forms (warp size 64, MFMA/WMMA, TDM descriptors) and Blackwell-only ones (tcgen05, TMA
+gather/scatter) are refused with a message.
 """
 # Written for the translator to copy, hence the plain imports: they are the output's own.
 import tritium.experimental.gluon as gluon
