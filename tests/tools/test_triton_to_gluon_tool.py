@@ -333,7 +333,7 @@ SM90_CASES = {
     "extrema": (K.extrema_reduce_kernel, {"x_ptr": "*fp32", "max_ptr": "*fp32", "min_ptr": "*fp32"},
                 {"BLOCK": 256}),
     "num_threads": (K.num_threads_kernel, {"out_ptr": "*i32"}, {}),
-    "dot_portable": (K.matmul_tile_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"},
+    "dot_fma": (K.matmul_tile_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"},
                      {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}),
     "rows": (K.rows_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "stats_ptr": "*fp32"}, {"M": 8, "N": 32}),
     "sort": (K.library_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32"}, {"N": 64, "OP": "sort"}),

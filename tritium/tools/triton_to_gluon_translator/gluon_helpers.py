@@ -12,9 +12,9 @@ input (a reduction's slice layout, a permute's permuted one) are followed by
 `reset_to_default_layout`, so elementwise ops between any two tensors see equal layouts,
 as in Triton where the compiler picks layouts itself. Correct everywhere, not fast.
 
-Targets: NVIDIA (dots on wgmma for sm_90 tiles that fit one, else mma.sync from sm_80; TMA
-descriptors from sm_90) and tritium's CPU backend (dots as a broadcast product summed over
-K). Each tensor-core path is taken only where the Gluon in use has the instruction. AMD's
+Targets: NVIDIA (dots on wgmma for sm_90 tiles that fit one, else mma.sync from sm_80, else
+FMAs; TMA descriptors from sm_90) and tritium's CPU backend (dots on FMAs). Each
+tensor-core path is taken only where the Gluon in use has the instruction. AMD's
 forms (warp size 64, MFMA/WMMA, TDM descriptors) and Blackwell-only ones (tcgen05, TMA
 gather/scatter) are refused with a message.
 """
@@ -170,11 +170,11 @@ def dot_result_dtype(a_ty, out_dtype):
 @gluon.constexpr_function
 def dot_uses_mma(target, a_ty, precision):
     # mma.sync (sm_80+, Hopper included) takes 2-d fp16/bf16/fp8/int8 operands, and fp32 ones
-    # as tf32; anything else (the CPU backend included) takes the portable path.
+    # as tf32; anything else (the CPU backend included) takes the FMA path.
     if target is None or target.backend != "cuda" or target.arch < 80:
         return False
     if getattr(getattr(gl.nvidia, "ampere", None), "mma_v2", None) is None:
-        return False    # a Gluon without mma_v2: the portable path is still right
+        return False    # a Gluon without mma_v2: the FMA path is still right
     bits = a_ty.element_ty.primitive_bitwidth
     return len(a_ty.shape) == 2 and (bits in (8, 16) or (bits == 32 and precision == "tf32"))
 
@@ -244,28 +244,18 @@ def tl_dot_wgmma(a, b, acc, precision: gl.constexpr, out_dtype: gl.constexpr):
     return reset_to_default_layout(result)
 
 
-@gluon.constexpr_function
-def dot_product_layout(m, k, n, num_warps):
-    # The [M, K, N] layout of the elementwise products the portable dot sums over K.
-    return default_blocked_layout([m, k, n], num_warps)
-
-
 @gluon.jit
-def tl_dot_portable(a, b, acc, out_dtype: gl.constexpr):
-    # Any target: products a[m, k] * b[k, n] in out_dtype, summed over k (each sum in the
-    # order K runs, one thread per (m, n)). Registers grow with M*K*N: for the CPU backend
-    # and small tiles, not a GPU's fast path.
-    M: gl.constexpr = a.shape[0]
-    K: gl.constexpr = a.shape[1]
-    N: gl.constexpr = b.shape[1]
-    layout: gl.constexpr = dot_product_layout(M, K, N, gl.num_warps())
-    a3 = gl.expand_dims(gl.convert_layout(a.to(out_dtype), gl.SliceLayout(2, layout)), 2)
-    b3 = gl.expand_dims(gl.convert_layout(b.to(out_dtype), gl.SliceLayout(0, layout)), 0)
-    result = reset_to_default_layout(gl.sum(a3 * b3, axis=1))
+def tl_dot_fma(a, b, acc, out_dtype: gl.constexpr):
+    # Any target: CUDA-core FMAs in out_dtype (the operands converted to it first, as Triton's
+    # FMA path does), the result straight in the default layout.
+    layout: gl.constexpr = default_blocked_layout([a.shape[0], b.shape[1]], gl.num_warps())
+    a = gl.convert_layout(a.to(out_dtype), gl.DotOperandLayout(operand_index=0, parent=layout, k_width=0))
+    b = gl.convert_layout(b.to(out_dtype), gl.DotOperandLayout(operand_index=1, parent=layout, k_width=0))
     if acc is None:
-        return result
+        start = gl.full([a.shape[0], b.shape[1]], 0, out_dtype, layout=layout)
     else:
-        return reset_to_default_layout(acc) + result
+        start = gl.convert_layout(acc, layout)
+    return gl.dot_fma(a, b, start)
 
 
 @gluon.jit
@@ -282,7 +272,7 @@ def tl_dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_nu
     elif dot_uses_mma(current_target(), input.type, precision):
         return tl_dot_mma_v2(input, other, acc, precision, result_dtype)
     else:
-        return tl_dot_portable(input, other, acc, result_dtype)
+        return tl_dot_fma(input, other, acc, result_dtype)
 
 
 @gluon.constexpr_function
