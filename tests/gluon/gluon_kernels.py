@@ -396,3 +396,30 @@ def layout_keeping_kernel(x_ptr, idx_ptr, out_ptr, hist_ptr, N: gl.constexpr,
     gl.store(out_ptr + 2 * N + offs, libdevice.pow(gl.abs(x), 1.5))
     h = gl.histogram(idx, 16, layout=gl.BlockedLayout([1], [32], [gl.num_warps()], [0]))
     gl.store(hist_ptr + gl.arange(0, 16, layout=gl.BlockedLayout([1], [32], [gl.num_warps()], [0])), h)
+
+
+from tritium.experimental.gluon.language.nvidia.ampere import async_copy  # noqa: E402
+
+
+@gluon.jit
+def cp_async_kernel(x_ptr, out_ptr, M, N: gl.constexpr, BM: gl.constexpr, src: gl.constexpr,
+                    dst: gl.constexpr, smem: gl.constexpr):
+    """Tiles of rows copied into shared memory with cp.async (rows past M zero-filled by
+    the mask), read back in another layout: out = x (0 past M), two buffers in flight."""
+    bufs = gl.allocate_shared_memory(gl.float32, [2, BM, N], smem)
+    rows = gl.arange(0, BM, layout=gl.SliceLayout(1, src))
+    cols = gl.arange(0, N, layout=gl.SliceLayout(0, src))
+    rows_d = gl.arange(0, BM, layout=gl.SliceLayout(1, dst))
+    cols_d = gl.arange(0, N, layout=gl.SliceLayout(0, dst))
+    base = gl.program_id(0) * 2 * BM
+    for t in gl.static_range(2):
+        r = base + t * BM + rows
+        async_copy.async_copy_global_to_shared(
+            bufs.index(t), x_ptr + gl.expand_dims(r, 1) * N + gl.expand_dims(cols, 0),
+            mask=gl.expand_dims(r < M, 1))
+        async_copy.commit_group()
+    for t in gl.static_range(2):
+        async_copy.wait_group(1 - t)
+        v = bufs.index(t).load(dst)
+        r = base + t * BM + rows_d
+        gl.store(out_ptr + gl.expand_dims(r, 1) * N + gl.expand_dims(cols_d, 0), v)

@@ -110,3 +110,16 @@ def test_layout_constexpr_keys_the_cache():
     assert a is c and a is not b
     assert "sizePerThread = [4]" in b.asm["ttgir"]
     np.testing.assert_array_equal(out.numpy(), np.arange(128))
+
+
+def test_ast_source_for_sm80():
+    """Upstream's offline compile of a Gluon source for another arch (sm_80: ptxas'
+    sm_80), parameters' divisibility kept in the TTGIR."""
+    src = gluon.GluonASTSource(
+        layout_arg_kernel, signature={"out_ptr": "*i32", "layout": "constexpr"},
+        constexprs={"layout": gl.BlockedLayout([1], [32], [4], [0])},
+        attrs={(0,): [["tt.divisibility", 16]]})
+    k = compile(src, target=GPUTarget("cuda", 80, 32))
+    assert "tt.divisibility = 16" in k.asm[src.ext] and src.ext == "ttgir"
+    assert '"cuda:80"' in k.asm["ttgir"] and ".target sm_80" in k.asm["ptx"]
+    assert k.asm["cubin"]

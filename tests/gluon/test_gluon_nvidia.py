@@ -1,4 +1,4 @@
-"""`gl.nvidia`: Hopper's wgmma (operands in NVMMA shared memory, or A in registers; sync
+"""`gl.nvidia`: Ampere's cp.async (`async_copy`), Hopper's wgmma (operands in NVMMA shared memory, or A in registers; sync
 and async with its wait), mbarriers and the async-proxy fence, Ampere's mma_v2 and the
 CUDA-core `dot_fma` — on both CPU paths vs numpy (barriers and fences do nothing there, a
 wgmma is a dot of its operands' values), as sm_90a cubins whose PTX holds the
@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gluon_kernels import dot_fma_kernel, mma_v2_kernel, wgmma_kernel  # noqa: E402
+from gluon_kernels import cp_async_kernel, dot_fma_kernel, mma_v2_kernel, wgmma_kernel  # noqa: E402
 from tritium.backends.compiler import GPUTarget  # noqa: E402
 from tritium.compiler import ASTSource, CompilationError, compile  # noqa: E402
 from tritium.experimental.gluon import language as gl  # noqa: E402
@@ -105,3 +105,43 @@ def test_mma_v2_and_dot_fma_gpu(rng):
     c = c0.clone()
     dot_fma_kernel[(1,)](a, b, c, 32, 32, 16, BL32)
     torch.testing.assert_close(c, a @ b + c0, rtol=1e-4, atol=1e-4)
+
+
+CP_L = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+CP_LT = gl.BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
+CP_SMEM = [gl.SwizzledSharedLayout(4, 2, 4, [1, 0]), gl.SwizzledSharedLayout(1, 1, 1, [1, 0])]
+
+
+@pytest.mark.parametrize("smem", CP_SMEM)
+@pytest.mark.parametrize("M", [64, 50, 17])
+def test_cp_async_cpu(cpu_path, rng, smem, M):
+    x = rng.standard_normal((64, 16)).astype(np.float32)
+    out = torch.full((64, 16), -1.0)
+    cp_async_kernel[(2,)](torch.from_numpy(x), out, M, 16, 16, CP_L, CP_LT, smem)
+    ref = x.copy()
+    ref[M:] = 0
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+def test_cp_async_sm90():
+    k = compile(ASTSource(cp_async_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32"},
+                          {"N": 16, "BM": 16, "src": CP_L, "dst": CP_LT, "smem": CP_SMEM[0]}),
+                target=SM90)
+    ptx = k.asm["ptx"]
+    assert "cp.async.ca.shared.global" in ptx or "cp.async.cg.shared.global" in ptx
+    assert "cp.async.commit_group" in ptx and "cp.async.wait_group 1" in ptx
+    assert "cp.async.wait_group 0" in ptx
+    # another thread's copies are read only after a barrier behind the wait
+    ttgir = k.asm["ttgir"]
+    assert ttgir.index("ttg.async_wait") < ttgir.index("ttg.barrier", ttgir.index("ttg.async_wait"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("smem", CP_SMEM)
+def test_cp_async_gpu(rng, smem):
+    x = torch.from_numpy(rng.standard_normal((64, 16)).astype(np.float32)).cuda()
+    out = torch.full((64, 16), -1.0, device="cuda")
+    cp_async_kernel[(2,)](x, out, 50, 16, 16, CP_L, CP_LT, smem)
+    ref = x.clone()
+    ref[50:] = 0
+    torch.testing.assert_close(out, ref)

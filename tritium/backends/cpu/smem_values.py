@@ -30,8 +30,9 @@ _VIEWS = ("ttg.memdesc_index", "ttg.memdesc_trans", "ttg.memdesc_reshape",
 # the async-proxy fence); erased.
 _SYNC = ("ttng.init_barrier", "ttng.inval_barrier", "ttng.barrier_expect",
          "ttng.arrive_barrier", "ttng.wait_barrier", "ttng.fence_async_shared",
-         "ttng.async_tma_store_wait")
-_TMA = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global")
+         "ttng.async_tma_store_wait", "ttg.async_commit_group", "ttg.async_wait")
+_TMA = ("ttng.async_tma_copy_global_to_local", "ttng.async_tma_copy_local_to_global",
+        "ttg.async_copy_global_to_local")
 _MEM_OPS = ("ttg.local_alloc", "ttg.local_load", "ttg.local_store", "ttg.local_dealloc",
             "ttng.warp_group_dot", "ttng.warp_group_dot_wait") + _VIEWS + _SYNC + _TMA
 
@@ -83,8 +84,9 @@ class _Promoter:
     def written_roots(self, op) -> List[Operation]:
         out = []
         for o in op.walk():
-            if o.name in ("ttg.local_store", "ttng.async_tma_copy_global_to_local"):
-                where = 1 if o.name == "ttg.local_store" else \
+            if o.name in ("ttg.local_store", "ttng.async_tma_copy_global_to_local",
+                          "ttg.async_copy_global_to_local"):
+                where = 1 if o.name != "ttng.async_tma_copy_global_to_local" else \
                     1 + len(o.operand(0).type.block.dims)
                 root = self.views[id(o.operand(where))].root
                 if root not in out and not op.is_ancestor_of(root):
@@ -193,6 +195,19 @@ class _Promoter:
         """A TMA copy is a descriptor load into the buffer, or a store of its value (the
         CPU evaluates descriptors directly; the copy is complete when it returns)."""
         b = _builder_before(op)
+        if op.name == "ttg.async_copy_global_to_local":
+            # cp.async: a load of the pointers (masked-off elements zero) into the buffer.
+            ptr, buf = op.operand(0), op.operand(1)
+            pt = ptr.type
+            elt = pt.element_type.pointee
+            operands = [ptr]
+            if op.num_operands > 2:
+                operands += [op.operand(2), b.constant(0, T.TensorType(pt.dims, elt))]
+            value = b.create1("tt.load", operands, T.TensorType(pt.dims, elt),
+                              {"cache": 1, "evict": 1, "isVolatile": False})
+            self.store_view(b, self.views[id(buf)], value, env)
+            self.dead.append(op)
+            return
         desc = op.operand(0)
         rank = len(desc.type.block.dims)
         coords = list(op.operands[1:1 + rank])

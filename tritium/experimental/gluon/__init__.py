@@ -12,4 +12,13 @@ from . import language, nvidia
 from ._runtime import constexpr_function, jit
 from ...language.core import must_use_result
 
-__all__ = ["jit", "constexpr_function", "must_use_result", "language", "nvidia"]
+__all__ = ["jit", "constexpr_function", "must_use_result", "language", "nvidia",
+           "GluonASTSource"]
+
+
+def __getattr__(name):
+    # (made on first use: the compiler's ASTSource is its base)
+    if name == "GluonASTSource":
+        from . import _runtime
+        return _runtime.GluonASTSource
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,7 +20,7 @@ from ...passes.manager import Pass, register_pass
 __all__ = ["insert_shared_barriers", "GluonSharedBarriers"]
 
 _READS = {"ttg.local_load", "ttng.warp_group_dot", "ttng.async_tma_copy_local_to_global"}
-_WRITES = {"ttg.local_store"}
+_WRITES = {"ttg.local_store", "ttg.async_copy_global_to_local"}
 
 
 def _effects(op: Operation) -> Set[str]:

@@ -203,3 +203,33 @@ class NvidiaMixin:
         desc.handle.owner_op.attributes["tt.tma"] = BoolAttr(True)
         return tensor_descriptor(desc.handle, list(desc.shape), list(desc.strides),
                                  desc.block_type, layout)
+
+    # ------------------------------------------------------------------ cp.async
+    def async_copy_global_to_shared(self, smem, pointer, mask, cache_modifier,
+                                    eviction_policy, volatile) -> None:
+        _check(isinstance(smem, shared_memory_descriptor),
+               lambda: f"async_copy_global_to_shared needs a shared memory buffer, got {smem}")
+        _check(isinstance(pointer, tensor) and pointer.type.is_block()
+               and pointer.type.scalar.is_ptr(), "async_copy_global_to_shared needs a block "
+                                                 "of pointers")
+        _check(pointer.type.get_block_shapes() == list(smem.type.shape),
+               lambda: f"pointer shape {pointer.type.get_block_shapes()} and buffer shape "
+                       f"{list(smem.type.shape)} must match")
+        _check(pointer.type.scalar.element_ty == smem.dtype,
+               lambda: f"pointers to {pointer.type.scalar.element_ty} copied into a buffer of "
+                       f"{smem.dtype}")
+        operands = [pointer.handle, smem.handle]
+        if mask is not None:
+            mask = self.to_tensor(mask) if not isinstance(mask, tensor) else mask
+            pointer, mask = self.broadcast_impl_value(pointer, mask)
+            operands.append(mask.handle)
+        attrs = {"cache": self._str_to_load_cache_modifier(cache_modifier or ""),
+                 "evict": self._str_to_eviction_policy(eviction_policy or ""),
+                 "isVolatile": bool(volatile)}
+        self.builder.create("ttg.async_copy_global_to_local", operands, [], attrs)
+
+    def async_commit_group(self) -> None:
+        self.builder.create("ttg.async_commit_group", [], [])
+
+    def async_wait_group(self, num_outstanding) -> None:
+        self.builder.create("ttg.async_wait", [], [], {"num": int(num_outstanding)})

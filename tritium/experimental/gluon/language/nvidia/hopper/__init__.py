@@ -4,9 +4,10 @@ copies through tensor descriptors) and wgmma (`warpgroup_mma`, `warpgroup_mma_wa
 On the CPU backend they run synchronously: barriers and fences do nothing, a wgmma is a
 dot of its operands' values."""
 from ......language.core import _unwrap_if_constexpr, builtin
+from ..ampere import async_copy
 from . import mbarrier, tma
 
-__all__ = ["fence_async_shared", "mbarrier", "tma", "warpgroup_mma", "warpgroup_mma_wait"]
+__all__ = ["async_copy", "fence_async_shared", "mbarrier", "tma", "warpgroup_mma", "warpgroup_mma_wait"]
 
 
 @builtin
