@@ -8,8 +8,10 @@ share a layout (no implicit conversion: `convert_layout`), reductions return the
 `SliceLayout` of their operand, `expand_dims` wants one. Shared memory is explicit:
 `allocate_shared_memory(dtype, shape, SwizzledSharedLayout | NVMMASharedLayout, value)`
 returns a `shared_memory_descriptor` with `load(layout)`, `store`, `index`, `slice`,
-`permute`, `reshape`, `_reinterpret`. Kernels (`gluon.jit`) compile from TTGIR for NVIDIA
-and run on the CPU backend with the layouts dropped.
+`permute`, `reshape`, `_reinterpret`. `nvidia.ampere` (`mma_v2`, `async_copy`) and
+`nvidia.hopper` (`mbarrier`, `tma`, `fence_async_shared`, `warpgroup_mma`) hold the
+architecture-specific builtins. Kernels (`gluon.jit`) compile from TTGIR for NVIDIA and
+run on the CPU backend with the layouts dropped (buffers as values).
 """
 # flake8: noqa: F401  (re-exports: this module is the `gl` namespace)
 from ._core import (
