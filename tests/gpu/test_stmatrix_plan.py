@@ -67,7 +67,9 @@ def check_stmatrix(s, d, sp):
                 want = _coord(d, register=r, lane=lane, warp=w)
                 off = flat_inv.apply(dict(zip(d.out_dims, want)))[flat_inv.out_dims[0]]
                 assert scratch.get(off) == want
-    assert sp.vec_src == 8 and sp.vec_dst == 8
+    # stmatrix needs 16-byte rows on the store side; the loads are the generic vector
+    # loads of any width the plan chose (a mixed destination may read one element at a time).
+    assert sp.vec_src == 8
 
 
 def test_view_needs_eight_distinct_registers():
