@@ -200,6 +200,8 @@ def library_kernel(x_ptr, out_ptr, N: tl.constexpr, OP: tl.constexpr):
         y = tl.sum(tl.interleave(x, x * 3).reshape(N, 2), 1)
     elif OP == "broadcast_to":
         y = tl.sum(tl.broadcast_to(x[None, :], (4, N)), 0)
+    elif OP == "histogram":
+        y = tl.histogram((tl.abs(x) * 20).to(tl.int32) % N, N, mask=x > -0.5).to(tl.float32)
     else:
         y = tl.rand(7, offs)
     tl.store(out_ptr + offs, y)

@@ -200,7 +200,7 @@ def test_rows_library_and_methods(tmp_path, rng, device):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("op", ["cumsum", "flip", "sort", "sigmoid", "full", "where", "static_range", "join_ravel",
-                                "interleave", "broadcast_to", "rand",
+                                "interleave", "broadcast_to", "histogram", "rand",
                                 pytest.param("argmax", marks=pytest.mark.xfail(
                                     reason="tritium's Gluon: gl.max(return_indices=True) builds its indices in "
                                     "AutoLayout and the reduce refuses the mix", strict=False))])

@@ -83,6 +83,12 @@ def tl_zeros(shape, dtype):
     return tl_full(shape, 0, dtype)
 
 
+@gluon.jit
+def tl_histogram(input, num_bins: gl.constexpr, mask=None):
+    layout: gl.constexpr = default_blocked_layout([num_bins], gl.num_warps())
+    return gl.histogram(input, num_bins, mask=mask, layout=layout)
+
+
 @gluon.constexpr_function
 def cat_permute_order(rank, dim):
     # join puts the two inputs on a new last axis; moving it in front of `dim` and merging

@@ -47,6 +47,7 @@ HELPERS = {
     "full": "tl_full",
     "zeros": "tl_zeros",
     "cat": "tl_cat",
+    "histogram": "tl_histogram",
     "dot": "tl_dot",
     "make_tensor_descriptor": "tl_make_tensor_descriptor",
     "load_tensor_descriptor": "tl_load_tensor_descriptor",
@@ -63,7 +64,6 @@ UNSUPPORTED = {
     "advance": _BLOCK_PTR,
     "dot_scaled": "scaled dots need Blackwell's tcgen05_mma_scaled or a decomposition, which tritium's "
                   "translator does not provide",
-    "histogram": "Gluon's histogram needs an output layout the translator does not choose",
     "view": "tl.view is deprecated and has no Gluon form; use tl.reshape",
 }
 
