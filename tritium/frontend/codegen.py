@@ -19,12 +19,19 @@ from ..runtime import knobs
 from ..ir import types as T
 from ..ir.attrs import ArrayAttr, BoolAttr, DictAttr, StringAttr, TypeAttr, i32_attr
 from ..ir.core import Location, Operation
-from ..language.core import (_unwrap_if_constexpr, base_value, constexpr, is_builtin, tensor)
+from ..language.core import (_unwrap_if_constexpr, aggregate_value, base_value, constexpr,
+                             is_builtin, tensor)
 from ..language.dtypes import dtype
-from ..language.tensor_descriptor import tensor_descriptor_base, tensor_descriptor_base_type
+from ..language.tensor_descriptor import tensor_descriptor_base_type
 from .codegen_calls import CallsMixin
 from .codegen_control import ControlFlowMixin
 from .errors import CompilationError, UnsupportedLanguageConstruct, format_exception_message
+
+
+def _is_aggregate_type(ty) -> bool:
+    """The type of an `aggregate_value` (several IR values: `ir_types`, `from_handles`)."""
+    return isinstance(ty, tensor_descriptor_base_type) or (
+        hasattr(ty, "from_handles") and hasattr(ty, "ir_types"))
 
 
 def _is_triton_value(o) -> bool:
@@ -43,7 +50,7 @@ def flatten_values(values) -> list:
             out.extend(flatten_values(v.values))
         elif isinstance(v, tensor):
             out.append(v.handle)
-        elif isinstance(v, tensor_descriptor_base):
+        elif isinstance(v, aggregate_value):
             out.extend(v._flatten_ir())
         elif isinstance(v, constexpr) or v is None:
             continue
@@ -61,7 +68,7 @@ def unflatten_values(handles, templates) -> list:
             return t._with_values([rebuild(x) for x in t.values])
         if isinstance(t, tensor):
             return tensor(next(it), t.type)
-        if isinstance(t, tensor_descriptor_base):
+        if isinstance(t, aggregate_value):
             return t.type.from_handles([next(it) for _ in t.type.ir_types()])
         return t
 
@@ -71,8 +78,8 @@ def unflatten_values(handles, templates) -> list:
 def same_kernel_type(a, b) -> bool:
     if isinstance(a, language.tuple) and isinstance(b, language.tuple):
         return len(a) == len(b) and all(same_kernel_type(x, y) for x, y in zip(a, b))
-    if isinstance(a, (tensor, tensor_descriptor_base)) and \
-            isinstance(b, (tensor, tensor_descriptor_base)):
+    if isinstance(a, (tensor, aggregate_value)) and \
+            isinstance(b, (tensor, aggregate_value)):
         return type(a) is type(b) and a.type == b.type
     if isinstance(a, constexpr) and isinstance(b, constexpr):
         return a.value == b.value
@@ -234,7 +241,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
             """Parameters of one runtime argument (or tuple element at path `where`)."""
             d = tuple((k, i32_attr(v) if isinstance(v, int) and not isinstance(v, bool) else v)
                       for k, v in self.attrs.get(where, []))
-            if isinstance(ty, tensor_descriptor_base_type):  # 1 + 2 * rank parameters
+            if _is_aggregate_type(ty):  # several parameters (1 + 2 * rank for a descriptor)
                 param_types.extend(ty.ir_types())
                 param_attrs.extend([DictAttr(d)] + [DictAttr(())] * (len(ty.ir_types()) - 1))
             else:
@@ -282,7 +289,7 @@ class CodeGenerator(CallsMixin, ControlFlowMixin, ast.NodeVisitor):
                 fields = ty.fields if any(ty.fields) else None
                 return language.tuple(values, language.tuple_type(
                     [getattr(v, "type", None) for v in values], fields))
-            if isinstance(ty, tensor_descriptor_base_type):
+            if _is_aggregate_type(ty):
                 return ty.from_handles([entry.add_argument(t) for t in ty.ir_types()])
             arg = entry.add_argument(ty.to_ir())
             if len(path) == 1:  # printed `%name` as upstream's TTIR (its NameLoc prefix)

@@ -9,7 +9,8 @@ from typing import Any, Dict
 
 from .. import language
 from ..runtime import knobs
-from ..language.core import _unwrap_if_constexpr, base_value, constexpr, is_builtin, tensor
+from ..language.core import (_unwrap_if_constexpr, aggregate_value, base_value, constexpr,
+                             is_builtin, tensor)
 from ..language.dtypes import dtype
 from .errors import CompilationError, CompileTimeAssertionFailure, format_exception_message
 from .mangle import mangle_fn
@@ -103,14 +104,14 @@ class CallsMixin:
                 continue
             # As upstream, a device function's `tl.constexpr` annotation does not make a
             # tensor argument compile-time (tutorial 06 passes offs_m/offs_n so).
-            runtime = isinstance(v, (tensor, language.tensor_descriptor_base))
+            runtime = isinstance(v, (tensor, aggregate_value))
             if isinstance(v, constexpr) or p.is_constexpr and not runtime:
                 constants[i] = _unwrap_if_constexpr(v)
                 arg_types.append(None)
             elif isinstance(v, tensor):
                 arg_types.append(v.type)
                 call_args.append(v.handle)
-            elif isinstance(v, language.tensor_descriptor_base):
+            elif isinstance(v, aggregate_value):
                 arg_types.append(v.type)
                 call_args.extend(flatten_values([v]))
             else:
@@ -169,7 +170,7 @@ class CallsMixin:
 def _has_runtime(v) -> bool:
     if isinstance(v, (language.tuple, tuple, list)):
         return any(_has_runtime(x) for x in v)
-    return isinstance(v, (tensor, language.tensor_descriptor_base))
+    return isinstance(v, (tensor, aggregate_value))
 
 
 def _tuple_arg_type(path, v, constants, call_args):
@@ -180,7 +181,7 @@ def _tuple_arg_type(path, v, constants, call_args):
     for j, x in enumerate(v):
         if isinstance(x, (language.tuple, tuple, list)) and _has_runtime(x):
             types.append(_tuple_arg_type(path + (j,), x, constants, call_args))
-        elif isinstance(x, (tensor, language.tensor_descriptor_base)):
+        elif isinstance(x, (tensor, aggregate_value)):
             types.append(x.type)
             call_args.extend(flatten_values([x]))
         else:

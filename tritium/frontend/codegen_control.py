@@ -14,7 +14,7 @@ from .. import language
 from ..ir.attrs import OpaqueAttr
 from ..ir.core import Block
 from ..ir.ops import LICM_DISABLED, LOOP_ANNOTATION
-from ..language.core import _unwrap_if_constexpr, constexpr, tensor
+from ..language.core import _unwrap_if_constexpr, aggregate_value, constexpr, tensor
 
 
 class _ContainsReturn(ast.NodeVisitor):
@@ -433,7 +433,7 @@ class ControlFlowMixin:
 
 
 def _is_compile_time(v) -> bool:
-    return not isinstance(v, (tensor, language.tuple, language.tensor_descriptor_base))
+    return not isinstance(v, (tensor, language.tuple, aggregate_value))
 
 
 def _same_type(a, b) -> bool:

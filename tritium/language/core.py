@@ -63,6 +63,15 @@ class base_value:
     """Anything a kernel can hold in a variable."""
 
 
+class aggregate_value(base_value):
+    """A kernel value made of several IR values (a tensor descriptor, a Gluon shared memory
+    descriptor): `_flatten_ir()` lists them, and its type's `ir_types()` / `from_handles()`
+    rebuild it — how it crosses calls and control flow."""
+
+    def _flatten_ir(self) -> list:
+        return [self.handle]
+
+
 class constexpr(base_value):
     """A value known at compile time. Arithmetic on constexprs stays at compile time."""
 
@@ -326,7 +335,7 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, tensor)
 
 
-__all__ = ["builtin", "is_builtin", "constexpr", "tensor", "tuple", "base_value",
+__all__ = ["builtin", "is_builtin", "constexpr", "tensor", "tuple", "base_value", "aggregate_value",
            "_unwrap_if_constexpr", "_constexpr_to_value", "_tensor_member_fn", "block_type",
            "check_bit_width"]
 

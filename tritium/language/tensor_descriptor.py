@@ -13,7 +13,7 @@ import re
 from typing import List
 
 from ..ir import types as T
-from .core import base_value, builtin, tensor
+from .core import aggregate_value, builtin, tensor
 from .dtypes import block_type, dtype, int32, int64, str_to_ty, tuple_type
 
 
@@ -86,7 +86,7 @@ def tensordesc_from_signature(sig: str) -> tensor_descriptor_type:
     return tensor_descriptor_type(block_type(str_to_ty(m.group(1)), shape))
 
 
-class tensor_descriptor_base(base_value):
+class tensor_descriptor_base(aggregate_value):
     """A descriptor value: `load`/`store` blocks of `block_type` at element offsets."""
 
     def __init__(self, handle, block_type: block_type):

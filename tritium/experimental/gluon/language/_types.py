@@ -12,7 +12,7 @@ from typing import List
 
 from ....ir import types as T
 from ....language import dtypes as tl
-from ....language.core import _unwrap_if_constexpr, base_value
+from ....language.core import _unwrap_if_constexpr, aggregate_value
 from ._layouts import DistributedLayout, SharedLayout
 
 __all__ = ["distributed_type", "shared_memory_descriptor_type", "shared_memory_descriptor"]
@@ -92,12 +92,19 @@ class shared_memory_descriptor_type(tl.dtype):
 
     __repr__ = __str__
 
+    def ir_types(self):
+        return [self.to_ir()]
+
+    def from_handles(self, handles) -> "shared_memory_descriptor":
+        return shared_memory_descriptor(handles[0], self.element_ty, self.shape, self.layout,
+                                        self.alloc_shape)
+
     def mangle(self) -> str:
         return (f"MD{self.element_ty.mangle()}S{'_'.join(map(str, self.shape))}S"
                 f"{self.layout.mangle()}MD")
 
 
-class shared_memory_descriptor(base_value):
+class shared_memory_descriptor(aggregate_value):
     """A view of a buffer in shared memory (`gl.allocate_shared_memory`): loaded into
     registers in a layout of the caller's choosing, stored to, indexed and sliced."""
 
