@@ -18,6 +18,7 @@ import tritium.language as tl
 from tritium.tools.tensor_descriptor import TensorDescriptor
 from tritium.tools.triton_to_gluon_translator import translator_helpers
 from tritium.tools.triton_to_gluon_translator.gluon_names import classify
+from tritium.tools.triton_to_gluon_translator.slice_kernel import _public_module_name
 from tritium.tools.triton_to_gluon_translator.translator import (TranslationError, convert_triton_to_gluon, main,
                                                                  translate_paths)
 from tritium.tools.triton_to_gluon_translator.translator_helpers import convert_host_descriptor
@@ -231,7 +232,12 @@ def test_int8_dot_accumulates_in_int32(tmp_path, rng, device):
 def test_autotune_and_heuristics_kept(tmp_path, rng, n):
     seeded(rng)
     text = convert_triton_to_gluon([K.tuned_scale_kernel])
-    assert "@triton.autotune(" not in text and "@tritium.autotune(" in text and "@gluon.jit\ndef tuned_scale_kernel" in text
+    # The output names modules as its reader imports them: `triton` once tritium.compat is
+    # installed (by an earlier test of this process, say), else `tritium`.
+    top = _public_module_name("tritium")
+    other = {"triton": "tritium", "tritium": "triton"}[top]
+    assert f"@{other}.autotune(" not in text and f"@{top}.autotune(" in text
+    assert "@gluon.jit\ndef tuned_scale_kernel" in text
     kernel = load_source(tmp_path, text).tuned_scale_kernel
     x = torch.randn(n)
     out = torch.empty_like(x)
@@ -448,7 +454,7 @@ ALL_KERNELS = [K.add_kernel, K.matmul_tile_kernel, K.matmul_kernel, K.descriptor
 def test_output_is_all_gluon(kernel):
     text = convert_triton_to_gluon([kernel])
     tree = ast.parse(text)
-    assert "import tritium.experimental.gluon as gluon" in text
+    assert f"import {_public_module_name('tritium.experimental.gluon')} as gluon" in text
     # No Triton operation left: each became gl.*, a helper or a translated copy; what still
     # reads `tl.` is a compile-time utility (tl._promote_bfloat16_to_float32, say).
     left = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and ast.unparse(n.value) == "tl"}
