@@ -531,3 +531,12 @@ def test_helpers_stand_alone_and_load_lazily():
         translator_helpers.nope
     with pytest.raises(AttributeError, match="tl_dot_blackwell: upstream's helper for Blackwell or AMD"):
         translator_helpers.tl_dot_blackwell
+
+
+def test_output_beside_an_upstream_triton_names_tritium(monkeypatch):
+    """An upstream Triton imported in the same process (not tritium.compat's facade) must not
+    be what the output imports: its Gluon would get tritium's kernels and descriptors."""
+    import types
+    monkeypatch.setitem(sys.modules, "triton", types.ModuleType("triton"))
+    text = convert_triton_to_gluon([K.add_kernel])
+    assert "import tritium.experimental.gluon as gluon" in text and "import triton" not in text

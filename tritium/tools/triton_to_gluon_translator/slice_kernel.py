@@ -299,9 +299,10 @@ def is_stdlib_module(module: ModuleType) -> bool:
 
 def _public_module_name(name: str) -> str:
     """tritium's module under the `triton.*` name a sliced file should import, when
-    tritium.compat is installed (the file is then for upstream-style code)."""
+    tritium.compat is installed (the file is then for upstream-style code). An upstream
+    Triton imported beside tritium is not tritium: the file then keeps `tritium.*`."""
     from ... import compat
-    if not name.startswith("tritium") or "triton" not in sys.modules:
+    if not name.startswith("tritium") or not getattr(sys.modules.get("triton"), "__tritium__", False):
         return name
     for alias, target in compat.ALIASES.items():
         if name == target:
