@@ -101,6 +101,20 @@ def atomic_kernel(x_ptr, hist_ptr, n, BLOCK: gl.constexpr, BINS: gl.constexpr,
 
 
 @gluon.jit
+def atomic_scalar_kernel(x_ptr, out_ptr, BLOCK: gl.constexpr, MASK: gl.constexpr,
+                         layout: gl.constexpr):
+    """Scalars spread over the pointer's layout: a scalar mask (or none) and a scalar value."""
+    offs = gl.arange(0, BLOCK, layout=layout)
+    x = gl.load(x_ptr + offs)
+    if MASK == "true":
+        gl.atomic_add(out_ptr + offs, x, mask=True, sem="release", scope="cta")
+    elif MASK == "none":
+        gl.atomic_max(out_ptr + offs, x)
+    else:
+        gl.atomic_add(out_ptr + offs, 3, mask=offs < BLOCK // 2)
+
+
+@gluon.jit
 def auto_layout_kernel(x_ptr, out_ptr, BLOCK: gl.constexpr, layout: gl.constexpr):
     """`arange` without a layout, fixed later by `set_auto_layout`."""
     offs = gl.arange(0, BLOCK)
@@ -130,6 +144,20 @@ def reduce_all_kernel(x_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr, layout: 
     gl.store(out_ptr + 1 + rows, gl.sum(mins, axis=1))
     gl.store(out_ptr + 1 + M + cols, xs.to(gl.float32))
 
+
+
+@gluon.jit
+def arg_reduce_kernel(x_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr, layout: gl.constexpr):
+    """max/min with return_indices (their index block starts without a layout) per row and
+    per column: out = [argmax along 1 (M), max along 1 (M), argmin along 0 (N)]."""
+    rows = gl.arange(0, M, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, N, layout=gl.SliceLayout(0, layout))
+    x = gl.load(x_ptr + gl.expand_dims(rows, 1) * N + gl.expand_dims(cols, 0))
+    vmax, imax = gl.max(x, axis=1, return_indices=True)
+    _, imin = gl.min(x, axis=0, return_indices=True)
+    gl.store(out_ptr + rows, imax.to(gl.float32))
+    gl.store(out_ptr + M + rows, vmax)
+    gl.store(out_ptr + 2 * M + cols, imin.to(gl.float32))
 
 
 @gluon.jit

@@ -13,7 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
+from gluon_kernels import (arg_reduce_kernel, atomic_kernel, atomic_scalar_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
                            misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
@@ -206,3 +206,26 @@ def test_ops_given_layouts(cpu_path, rng, spt):
     np.testing.assert_allclose(o[N:2 * N], x * x + x, rtol=1e-6)
     np.testing.assert_allclose(o[2 * N:], np.abs(x) ** 1.5, rtol=1e-5)
     np.testing.assert_array_equal(hist.numpy(), np.bincount(idx, minlength=16))
+
+
+@pytest.mark.parametrize("mask", ["true", "none", "scalar_value"])
+def test_atomic_scalar_mask_and_value(cpu_path, rng, mask):
+    x = torch.from_numpy(rng.integers(-50, 50, 256).astype(np.int32))
+    start = rng.integers(-50, 50, 256).astype(np.int32)
+    out = torch.from_numpy(start.copy())
+    atomic_scalar_kernel[(1,)](x, out, 256, mask, blocked_1d(2))
+    ref = {"true": start + x.numpy(), "none": np.maximum(start, x.numpy()),
+           "scalar_value": start + np.where(np.arange(256) < 128, 3, 0)}[mask]
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS_2D)
+def test_arg_reductions(cpu_path, rng, layout):
+    M, N = 32, 16
+    x = rng.permutation(M * N).reshape(M, N).astype(np.float32)   # distinct: one argmax
+    out = torch.empty(2 * M + N)
+    arg_reduce_kernel[(1,)](torch.from_numpy(x), out, M, N, layout)
+    o = out.numpy()
+    np.testing.assert_array_equal(o[:M], x.argmax(1))
+    np.testing.assert_array_equal(o[M:2 * M], x.max(1))
+    np.testing.assert_array_equal(o[2 * M:], x.argmin(0))

@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gluon_kernels import (atomic_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
+from gluon_kernels import (arg_reduce_kernel, atomic_kernel, atomic_scalar_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
                            blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
                            misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
@@ -200,3 +200,25 @@ def test_ops_given_layouts(rng):
     torch.testing.assert_close(out[N:2 * N], x * x + x)
     torch.testing.assert_close(out[2 * N:], x.abs() ** 1.5, rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(hist, torch.bincount(idx.long(), minlength=16).int())
+
+
+@pytest.mark.parametrize("mask", ["true", "none", "scalar_value"])
+def test_atomic_scalar_mask_and_value(rng, mask):
+    x = _cuda(rng.integers(-50, 50, 256).astype(np.int32))
+    start = _cuda(rng.integers(-50, 50, 256).astype(np.int32))
+    out = start.clone()
+    atomic_scalar_kernel[(1,)](x, out, 256, mask, blocked_1d(2))
+    ref = {"true": start + x, "none": torch.maximum(start, x),
+           "scalar_value": start + torch.where(torch.arange(256, device="cuda") < 128, 3, 0).int()}[mask]
+    torch.testing.assert_close(out, ref.int(), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS_2D)
+def test_arg_reductions(rng, layout):
+    M, N = 32, 16
+    x = _cuda(rng.permutation(M * N).reshape(M, N).astype(np.float32))
+    out = torch.empty(2 * M + N, device="cuda")
+    arg_reduce_kernel[(1,)](x, out, M, N, layout)
+    torch.testing.assert_close(out[:M], x.argmax(1).float())
+    torch.testing.assert_close(out[M:2 * M], x.amax(1))
+    torch.testing.assert_close(out[2 * M:], x.argmin(0).float())

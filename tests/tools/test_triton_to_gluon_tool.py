@@ -145,8 +145,6 @@ def test_num_threads(tmp_path, device):
     assert out[:256].tolist() == [1] * 256 and not out[256:].any()
 
 
-@pytest.mark.xfail(reason="tritium's Gluon atomics do not splat a scalar mask (mask=True, or none given) onto the "
-                          "pointer's layout, as upstream's do", strict=False)
 @pytest.mark.parametrize("device", DEVICES)
 def test_atomic_add(tmp_path, device):
     kernel = translated(K.atomic_add_kernel, tmp_path)
@@ -201,10 +199,7 @@ def test_rows_library_and_methods(tmp_path, rng, device):
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("op", ["cumsum", "flip", "sort", "sigmoid", "full", "where", "static_range", "join_ravel",
-                                "interleave", "broadcast_to", "histogram", "rand",
-                                pytest.param("argmax", marks=pytest.mark.xfail(
-                                    reason="tritium's Gluon: gl.max(return_indices=True) builds its indices in "
-                                    "AutoLayout and the reduce refuses the mix", strict=False))])
+                                "interleave", "broadcast_to", "histogram", "rand", "argmax"])
 def test_library_functions(tmp_path, rng, device, op):
     seeded(rng)
     kernel = translated(K.library_kernel, tmp_path)
