@@ -28,6 +28,12 @@ WGMMA_CASES = [(False, False), (True, False), (False, True), (True, True)]
 SIG16 = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}
 
 
+
+def _mm(a, b):
+    """a @ b computed on the CPU in float64: the reference needs no cuBLAS (which fails
+    under compute-sanitizer's racecheck and synccheck, bench/sanitize_gluon.py)."""
+    return (a.cpu().double() @ b.cpu().double()).float().to(a.device)
+
 def _mats(rng, M, N, K, dtype=np.float16):
     return rng.standard_normal((M, K)).astype(dtype), rng.standard_normal((K, N)).astype(dtype)
 
@@ -91,7 +97,7 @@ def test_wgmma_gpu(rng, is_async, a_in_regs):
     a, b = (torch.from_numpy(x).cuda() for x in _mats(rng, 64, 64, 32))
     c = torch.empty(64, 64, device="cuda")
     wgmma_kernel[(1,)](a, b, c, 64, 64, 32, BL, MMA3, is_async, a_in_regs)
-    torch.testing.assert_close(c, a.float() @ b.float() + 1, rtol=1e-3, atol=1e-3)
+    torch.testing.assert_close(c, _mm(a, b) + 1, rtol=1e-3, atol=1e-3)
 
 
 @pytest.mark.gpu
@@ -99,12 +105,12 @@ def test_mma_v2_and_dot_fma_gpu(rng):
     a, b = (torch.from_numpy(x).cuda() for x in _mats(rng, 64, 64, 32))
     c = torch.empty(64, 64, device="cuda")
     mma_v2_kernel[(1,)](a, b, c, 64, 64, 32, BL, MMA2)
-    torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-3, atol=1e-3)
+    torch.testing.assert_close(c, _mm(a, b), rtol=1e-3, atol=1e-3)
     a, b = (torch.from_numpy(x).cuda() for x in _mats(rng, 32, 32, 16, np.float32))
     c0 = torch.randn(32, 32, device="cuda")
     c = c0.clone()
     dot_fma_kernel[(1,)](a, b, c, 32, 32, 16, BL32)
-    torch.testing.assert_close(c, a @ b + c0, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(c, _mm(a, b) + c0, rtol=1e-4, atol=1e-4)
 
 
 CP_L = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])

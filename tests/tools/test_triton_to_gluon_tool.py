@@ -38,6 +38,12 @@ needs_tma_make = pytest.mark.skipif(getattr(_tma, "make_tensor_descriptor", None
                                     reason="tritium's Gluon has no gl.nvidia.hopper.tma.make_tensor_descriptor yet")
 
 
+
+def _mm(a, b):
+    """a @ b computed on the CPU in float64: the reference needs no cuBLAS (which fails
+    under compute-sanitizer's racecheck and synccheck, bench/sanitize_gluon.py)."""
+    return (a.cpu().double() @ b.cpu().double()).float().to(a.device)
+
 def load_source(tmp_path, text):
     name = f"gluon_out_{uuid.uuid4().hex[:12]}"
     path = tmp_path / f"{name}.py"
@@ -164,7 +170,7 @@ def test_dot_tile(tmp_path, rng, device):
     b = torch.randn(K_, N, device=device, dtype=torch.float16)
     c = torch.empty(M, N, device=device)
     kernel[(1, )](a, b, c, M, N, K_, num_warps=4)
-    torch.testing.assert_close(c, a.float() @ b.float(), atol=1e-2, rtol=1e-2)
+    torch.testing.assert_close(c, _mm(a, b), atol=1e-2, rtol=1e-2)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -179,7 +185,7 @@ def test_matmul_loop(tmp_path, rng, device):
     grid = (triton_cdiv(M, BM) * triton_cdiv(N, BN), )
     kernel[grid](a, b, out, M, N, K_, a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0),
                  out.stride(1), BM, BN, BK)
-    torch.testing.assert_close(out, a.float() @ b.float(), atol=1e-2, rtol=1e-2)
+    torch.testing.assert_close(out, _mm(a, b), atol=1e-2, rtol=1e-2)
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -434,7 +440,7 @@ def test_dot_paths_run_on_cpu(tmp_path, rng, target, block, dtype, instruction):
     out = torch.empty(M, N)
     kernel[(2, )](a, b, out, M, N, K_, a.stride(0), a.stride(1), b.stride(0), b.stride(1), out.stride(0),
                   out.stride(1), block, block, 32)
-    torch.testing.assert_close(out, a.float() @ b.float(), atol=1e-3, rtol=1e-3)
+    torch.testing.assert_close(out, _mm(a, b), atol=1e-3, rtol=1e-3)
 
 
 # ---------------------------------------------------------------- the source rewrites
