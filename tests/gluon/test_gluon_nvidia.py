@@ -140,6 +140,14 @@ def test_cp_async_sm90():
     # another thread's copies are read only after a barrier behind the wait
     ttgir = k.asm["ttgir"]
     assert ttgir.index("ttg.async_wait") < ttgir.index("ttg.barrier", ttgir.index("ttg.async_wait"))
+    # CP_L covers 16x32 with a 16x16 tile: two threads hold each pointer and only the owner
+    # copies (racecheck: one element written by two threads' cp.async); a layout that
+    # covers the tile exactly copies unconditionally.
+    assert "cp_own" in k.asm["llir"]
+    exact = compile(ASTSource(cp_async_kernel, {"x_ptr": "*fp32", "out_ptr": "*fp32", "M": "i32"},
+                              {"N": 32, "BM": 16, "src": CP_L, "dst": CP_LT, "smem": CP_SMEM[0]}),
+                    target=SM90)
+    assert "cp_own" not in exact.asm["llir"] and "cp.async.c" in exact.asm["ptx"]
 
 
 @pytest.mark.gpu

@@ -210,6 +210,14 @@ def _async_copy(ctx: FunctionContext, op) -> None:
     e = ctx.e
     address = _address_fn(ctx, ctx.get(view), nbytes)
     ptrs = ctx.get(ptr)
+    # Where several threads hold one pointer (a layout wider than the tile), only its owner
+    # copies: racecheck flags two threads' cp.async of one element as a write-write race.
+    owner, _ = ctx.owner_info(ll)
+    done = None
+    if owner is not None:
+        then, done = e.new_label("cp_own"), e.new_label("cp_done")
+        e.cond_br(owner, then, done)
+        e.start_block(then)
     for off, members in items:
         dst = e.cast("ptrtoint", "ptr addrspace(3)", address(hw, off), "i32")
         src = ptrs[members[0]]
@@ -219,6 +227,9 @@ def _async_copy(ctx: FunctionContext, op) -> None:
             n = e.select(mask[members[0]], "i32", str(size), "0")
         e.asm("void", f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "r,l,r",
               [("i32", dst), ("ptr addrspace(1)", src), ("i32", n)], side_effects=True)
+    if done is not None:
+        e.br(done)
+        e.start_block(done)
 
 
 @lowers("ttg.async_commit_group")

@@ -14,7 +14,7 @@ block is made or reshaped, since that is where a layout has to come from:
 from __future__ import annotations
 
 from math import prod
-from typing import List, Sequence, Tuple
+from typing import Sequence, Tuple
 
 from ....ir import types as T
 from ....language import dtypes as tl
