@@ -151,20 +151,11 @@ class GluonSemantic(NvidiaMixin, TritonSemantic):
         return self._emit("tt.expand_dims", [input], ret_ty, {"axis": axis})
 
     def broadcast_impl_shape(self, input: tensor, shape) -> tensor:
-        shape = [int(self._unwrap(s)) for s in shape]
-        if not input.type.is_block():
-            return self.splat(input, shape, None)
-        src = input.type.get_block_shapes()
-        _check(len(src) == len(shape), lambda: f"Cannot broadcast, rank mismatch: {src}, {shape}")
-        if src == shape:
-            return input
-        for i, item in enumerate(src):
-            if shape[i] != item and item != 1:
-                raise ValueError(f"Cannot broadcast, the expanded size of the tensor "
-                                 f"({shape[i]}) must match the existing size ({item}) at "
-                                 f"non-singleton dimension {i}: {src}, {shape}")
-        ret_ty = distributed_type(input.type.scalar, shape, input.type.layout)
-        return self._emit("tt.broadcast", [input], ret_ty)
+        # tl's rules (a scalar reaches splat, which wants a layout); the result keeps the
+        # operand's layout
+        out = super().broadcast_impl_shape(input, shape)
+        return out if out is input or not input.type.is_block() else \
+            self._relayout(out, input.type.layout)
 
     def broadcast_impl_value(self, lhs: tensor, rhs: tensor):
         if not lhs.type.is_block() or not rhs.type.is_block():
