@@ -267,6 +267,19 @@ class Emitter:
     def cond_br(self, cond: str, t: str, f: str) -> None:
         self.emit(f"br i1 {cond}, label %{t}, label %{f}")
 
+    def guarded(self, pred: Optional[str], body, then: str = "pr", done: str = "pr_end") -> None:
+        """`body()`'s code run only where i1 `pred` holds (always when `pred` is None): the
+        store of one thread of several holding a value, of thread 0 only, and the like."""
+        if pred is None:
+            body()
+            return
+        then, done = self.new_label(then), self.new_label(done)
+        self.cond_br(pred, then, done)
+        self.start_block(then)
+        body()
+        self.br(done)
+        self.start_block(done)
+
     # -- helpers
     def declare(self, name: str, ret: str, args: Sequence[str], attrs: str = "") -> None:
         self.module.declare(name, f"declare {ret} @{name}({', '.join(args)}){(' ' + attrs) if attrs else ''}")

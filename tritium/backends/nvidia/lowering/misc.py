@@ -97,19 +97,6 @@ def _vprintf(ctx: FunctionContext, fmt: str, args: List[tuple]) -> None:
     e.emit(f"call i32 @vprintf(ptr {g}, ptr {buf})")
 
 
-def _guarded(ctx: FunctionContext, pred: Optional[str], body) -> None:
-    if pred is None:
-        body()
-        return
-    e = ctx.e
-    then, done = e.new_label("pr"), e.new_label("pr_end")
-    e.cond_br(pred, then, done)
-    e.start_block(then)
-    body()
-    e.br(done)
-    e.start_block(done)
-
-
 @lowers("tt.print")
 def _print(ctx: FunctionContext, op) -> None:
     prefix = op.attr("prefix", "") or ""
@@ -146,7 +133,7 @@ def _print(ctx: FunctionContext, op) -> None:
                     continue
                 args = pid_args + [("i32", c) for c in coords[r]] + [_promote(ctx, t, x, sgn, hexa)]
                 _vprintf(ctx, fmt, args)
-        _guarded(ctx, owner, body)
+        ctx.e.guarded(owner, body)
 
 
 # ------------------------------------------------------------------ assert
@@ -258,7 +245,7 @@ def _histogram(ctx: FunctionContext, op) -> None:
         def zero(i=i):
             p = _smem_at(ctx, base, i, 4)
             e.emit(f"store i32 0, ptr addrspace(3) {p}, align 4")
-        _guarded(ctx, inb, zero)
+        ctx.e.guarded(inb, zero)
     ctx.barrier()
     sll = ctx.ll(src.type)
     canon = ctx.canonical(sll)
@@ -282,7 +269,7 @@ def _histogram(ctx: FunctionContext, op) -> None:
         def add(xi=xi):
             p = _smem_at(ctx, base, xi, 4)
             e.emit(f"atomicrmw add ptr addrspace(3) {p}, i32 1 monotonic, align 4")
-        _guarded(ctx, ok, add)
+        ctx.e.guarded(ok, add)
     ctx.barrier()
     rll = ctx.ll(rt)
     out = []

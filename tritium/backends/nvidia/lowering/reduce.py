@@ -279,13 +279,10 @@ def _shuffle_tree(ctx: FunctionContext, block, elts, offs, K: int, n_slots: int,
             # already order those reads first, but only a warp barrier says so to
             # racecheck (it flags the write-after-read as a warp-level hazard)
             e.asm("void", "bar.warp.sync -1;", "", [], side_effects=True)
-        then, done = e.new_label("red_st"), e.new_label("red_done")
-        e.cond_br(lead, then, done)
-        e.start_block(then)
-        for k in range(nops):
-            _smem_store(ctx, elts[k], offs[k], slot, ctx.to_storage(elts[k], cur[k])[1])
-        e.br(done)
-        e.start_block(done)
+        def stores():
+            for k in range(nops):
+                _smem_store(ctx, elts[k], offs[k], slot, ctx.to_storage(elts[k], cur[k])[1])
+        e.guarded(lead, stores, "red_st", "red_done")
     if skip is not None:
         e.br(skip)
         e.start_block(skip)

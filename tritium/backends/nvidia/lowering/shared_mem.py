@@ -76,16 +76,8 @@ def store_tensor(ctx: FunctionContext, vals: List[str], reg_t: T.TensorType,
     hw, nvec, items, _ = _view_groups(ctx, ll, mem_t, 128 // storage_bits(elt))
     address = _address_fn(ctx, addr, storage_bits(elt) // 8)
     pred, _ = ctx.owner_info(ll)
-    if pred is None:
-        store_vectors(ctx, hw, nvec, items, vals, elt, address, buffer_alignment(mem_t))
-        return
-    e = ctx.e
-    then, done = e.new_label("st_own"), e.new_label("st_done")
-    e.cond_br(pred, then, done)
-    e.start_block(then)
-    store_vectors(ctx, hw, nvec, items, vals, elt, address, buffer_alignment(mem_t))
-    e.br(done)
-    e.start_block(done)
+    ctx.e.guarded(pred, lambda: store_vectors(ctx, hw, nvec, items, vals, elt, address,
+                                              buffer_alignment(mem_t)), "st_own", "st_done")
 
 
 def load_tensor(ctx: FunctionContext, reg_t: T.TensorType, mem_t: T.MemDescType,
@@ -210,26 +202,20 @@ def _async_copy(ctx: FunctionContext, op) -> None:
     e = ctx.e
     address = _address_fn(ctx, ctx.get(view), nbytes)
     ptrs = ctx.get(ptr)
+
+    def copies():
+        for off, members in items:
+            dst = e.cast("ptrtoint", "ptr addrspace(3)", address(hw, off), "i32")
+            src = ptrs[members[0]]
+            if mask is None:
+                n = str(size)
+            else:
+                n = e.select(mask[members[0]], "i32", str(size), "0")
+            e.asm("void", f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "r,l,r",
+                  [("i32", dst), ("ptr addrspace(1)", src), ("i32", n)], side_effects=True)
     # Where several threads hold one pointer (a layout wider than the tile), only its owner
     # copies: racecheck flags two threads' cp.async of one element as a write-write race.
-    owner, _ = ctx.owner_info(ll)
-    done = None
-    if owner is not None:
-        then, done = e.new_label("cp_own"), e.new_label("cp_done")
-        e.cond_br(owner, then, done)
-        e.start_block(then)
-    for off, members in items:
-        dst = e.cast("ptrtoint", "ptr addrspace(3)", address(hw, off), "i32")
-        src = ptrs[members[0]]
-        if mask is None:
-            n = str(size)
-        else:
-            n = e.select(mask[members[0]], "i32", str(size), "0")
-        e.asm("void", f"cp.async.{kind}.shared.global [$0], [$1], {size}, $2;", "r,l,r",
-              [("i32", dst), ("ptr addrspace(1)", src), ("i32", n)], side_effects=True)
-    if done is not None:
-        e.br(done)
-        e.start_block(done)
+    e.guarded(ctx.owner_info(ll)[0], copies, "cp_own", "cp_done")
 
 
 @lowers("ttg.async_commit_group")
