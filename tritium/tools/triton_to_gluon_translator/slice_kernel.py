@@ -499,12 +499,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--translate-to-gluon", action="store_true", help="translate @jit functions to Gluon")
     parser.add_argument("--output-path", default="-", help="file to write ('-': standard output)")
     args = parser.parse_args(argv)
-    text = slice_kernel(args.root_paths, args.leaf_modules, args.include_below, args.leaf_paths,
-                        translate_to_gluon=args.translate_to_gluon)
-    if args.output_path == "-":
+    write_output(slice_kernel(args.root_paths, args.leaf_modules, args.include_below, args.leaf_paths,
+                              translate_to_gluon=args.translate_to_gluon), args.output_path)
+
+
+def write_output(text: str, path: str) -> None:
+    """A command's file: `path`, or standard output for '-'."""
+    if path == "-":
         sys.stdout.write(text)
     else:
-        Path(args.output_path).write_text(text)
+        Path(path).write_text(text)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ import ast
 import functools
 import inspect
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -39,7 +38,7 @@ from .gluon_names import (OBJECT_METHODS, RESET_AFTER, TENSOR_METHODS, classify,
 from .ordered_set import ordered_set
 from .scopes import LOCAL, Scopes, find_module, get_reference
 from .slice_kernel import (GlobalValue, Reference, RewriteSpec, _public_module_name, _Rewriter, _Slicer, get_base_value,
-                           innermost_function)
+                           innermost_function, write_output)
 from .stable_toposort import stable_toposort
 
 
@@ -397,11 +396,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--output-path", default="-", help="file to write ('-': standard output)")
     parser.add_argument("--target", default="nvidia", help="nvidia (default) or cpu")
     args = parser.parse_args(argv)
-    text = translate_paths(args.kernels, target=args.target)
-    if args.output_path == "-":
-        sys.stdout.write(text)
-    else:
-        Path(args.output_path).write_text(text)
+    write_output(translate_paths(args.kernels, target=args.target), args.output_path)
 
 
 if __name__ == "__main__":
