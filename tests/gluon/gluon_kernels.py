@@ -12,6 +12,21 @@ def blocked_2d(spt=(1, 4), tpw=(4, 8), wpc=(4, 1), order=(1, 0)):
     return gl.BlockedLayout(list(spt), list(tpw), list(wpc), list(order))
 
 
+# The layouts the CPU and GPU tests both run their kernels in.
+LAYOUTS_2D = [blocked_2d(), blocked_2d((4, 1), (8, 4), (1, 4), (0, 1)),
+              blocked_2d((2, 2), (2, 16), (2, 2), (1, 0))]
+SMEM_2D = [gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), gl.SwizzledSharedLayout(4, 2, 4, [1, 0]),
+           gl.NVMMASharedLayout(64, 32, 2)]
+OTHER_LAYOUTS = {  # a [32, 16] tile converted from LAYOUTS_2D[0] into each
+    "mma_v3": gl.NVMMADistributedLayout([3, 0], [4, 1], [16, 16, 16]),
+    "mma_v2": gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]),
+    "linear": gl.DistributedLinearLayout([[0, 1], [0, 2]], [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
+                                         [[8, 0], [16, 0]], [], [32, 16]),
+    "dot_operand_fma": gl.DotOperandLayout(0, LAYOUTS_2D[0], 0),
+    "dot_operand_mma": gl.DotOperandLayout(1, gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]), 2),
+}
+
+
 @gluon.jit
 def binary_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: gl.constexpr, layout: gl.constexpr):
     pid = gl.program_id(0)

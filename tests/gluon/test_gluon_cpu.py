@@ -13,17 +13,16 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gluon_kernels import (arg_reduce_kernel, atomic_kernel, atomic_scalar_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
-                           blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
-                           misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
+from gluon_kernels import (LAYOUTS_2D, OTHER_LAYOUTS, SMEM_2D, arg_reduce_kernel, atomic_kernel,  # noqa: E402
+                           atomic_scalar_kernel, auto_layout_kernel, binary_kernel, blocked_1d,
+                           convert_kernel, loop_kernel, num_warps_kernel, misc_kernel,
+                           permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
 from gluon_kernels import layout_keeping_kernel  # noqa: E402
 from tritium.experimental.gluon import language as gl  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 
-LAYOUTS_2D = [blocked_2d(), blocked_2d((4, 1), (8, 4), (1, 4), (0, 1)),
-              blocked_2d((2, 2), (2, 16), (2, 2), (1, 0))]
 
 
 def _binary_ref(x, y):
@@ -125,8 +124,6 @@ def test_reductions(cpu_path, rng, layout):
                                   np.bitwise_xor.reduce(x.astype(np.int32), axis=0))
 
 
-SMEM_2D = [gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), gl.SwizzledSharedLayout(4, 2, 4, [1, 0]),
-           gl.NVMMASharedLayout(64, 32, 2)]
 
 
 @pytest.mark.parametrize("smem", SMEM_2D)
@@ -161,14 +158,6 @@ def test_smem_views(cpu_path, rng):
     np.testing.assert_array_equal(bits.numpy(), x.view(np.int32))
 
 
-OTHER_LAYOUTS = {
-    "mma_v3": gl.NVMMADistributedLayout([3, 0], [4, 1], [16, 16, 16]),
-    "mma_v2": gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]),
-    "linear": gl.DistributedLinearLayout([[0, 1], [0, 2]], [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
-                                         [[8, 0], [16, 0]], [], [32, 16]),
-    "dot_operand_fma": gl.DotOperandLayout(0, LAYOUTS_2D[0], 0),
-    "dot_operand_mma": gl.DotOperandLayout(1, gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]), 2),
-}
 
 
 @pytest.mark.parametrize("name", sorted(OTHER_LAYOUTS))

@@ -9,17 +9,16 @@ import pytest
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gluon_kernels import (arg_reduce_kernel, atomic_kernel, atomic_scalar_kernel, auto_layout_kernel, binary_kernel, blocked_1d,  # noqa: E402
-                           blocked_2d, convert_kernel, loop_kernel, num_warps_kernel,
-                           misc_kernel, permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
+from gluon_kernels import (LAYOUTS_2D, OTHER_LAYOUTS, SMEM_2D, arg_reduce_kernel, atomic_kernel,  # noqa: E402
+                           atomic_scalar_kernel, auto_layout_kernel, binary_kernel, blocked_1d,
+                           convert_kernel, loop_kernel, num_warps_kernel, misc_kernel,
+                           permute_reshape_kernel, reduce_all_kernel, smem_ring_kernel,
                            smem_roundtrip_kernel, smem_views_kernel, tile_2d_kernel)
 from gluon_kernels import layout_keeping_kernel  # noqa: E402
 from tritium.experimental.gluon import language as gl  # noqa: E402
 
 pytestmark = pytest.mark.gpu
 
-LAYOUTS_2D = [blocked_2d(), blocked_2d((4, 1), (8, 4), (1, 4), (0, 1)),
-              blocked_2d((2, 2), (2, 16), (2, 2), (1, 0))]
 
 
 def _cuda(a):
@@ -113,8 +112,6 @@ def test_reductions(rng, layout):
                                   np.bitwise_xor.reduce(x.astype(np.int32), axis=0))
 
 
-SMEM_2D = [gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), gl.SwizzledSharedLayout(4, 2, 4, [1, 0]),
-           gl.NVMMASharedLayout(64, 32, 2)]
 
 
 @pytest.mark.parametrize("smem", SMEM_2D)
@@ -162,15 +159,9 @@ def test_smem_views(rng):
     torch.testing.assert_close(bits, x.view(torch.int32))
 
 
-OTHER_LAYOUTS = [gl.NVMMADistributedLayout([3, 0], [4, 1], [16, 16, 16]),
-                 gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]),
-                 gl.DistributedLinearLayout([[0, 1], [0, 2]], [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
-                                            [[8, 0], [16, 0]], [], [32, 16]),
-                 gl.DotOperandLayout(0, LAYOUTS_2D[0], 0),
-                 gl.DotOperandLayout(1, gl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8]), 2)]
 
 
-@pytest.mark.parametrize("layout", OTHER_LAYOUTS)
+@pytest.mark.parametrize("layout", list(OTHER_LAYOUTS.values()), ids=list(OTHER_LAYOUTS))
 def test_convert_to_other_layouts(rng, layout):
     x = _cuda(rng.standard_normal((32, 16)).astype(np.float32))
     out = torch.empty(16, 32, device="cuda")
