@@ -177,17 +177,15 @@ class MemoryMixin:
             raise ValueError("atomic_" + op + " does not support bf16")
         if element_ty in (tl.int16, tl.uint16) or element_ty.primitive_bitwidth < 16:
             raise ValueError("atomic_" + op + " does not support " + str(element_ty))
-        if ptr.type.is_block():
-            shape = ptr.type.get_block_shapes()
-            if mask is not None:
-                mask = self.broadcast_impl_shape(mask, shape)
-            if val is not None:
-                val = self.broadcast_impl_shape(val, shape)
-        val = self.cast(val, element_ty)
         if mask is None:
             mask = self._constant(True, tl.int1)
-            if ptr.type.is_block():
-                mask = self.splat(mask, ptr.type.get_block_shapes())
+        if ptr.type.is_block():
+            # A scalar takes the pointer block's type (in Gluon, its layout too); a block
+            # broadcasts to its shape.
+            shape = ptr.type.get_block_shapes()
+            mask, val = [self.splat_like(ptr, x) if not x.type.is_block()
+                         else self.broadcast_impl_shape(x, shape) for x in (mask, val)]
+        val = self.cast(val, element_ty)
         return ptr, val, mask
 
     def _atomic_rmw(self, kind: str, ptr: tensor, val: tensor, mask: tensor, sem: int,

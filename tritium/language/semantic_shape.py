@@ -33,6 +33,10 @@ class ShapeMixin:
         return self.splat(self.make_scalar(value, dtype), shape)
 
     # ------------------------------------------------------------------ shape manipulation
+    def splat_like(self, block: tensor, value: tensor) -> tensor:
+        """Scalar `value` as a block of `block`'s type (shape, and layout where there is one)."""
+        return self._emit("tt.splat", [value], block.type.with_element_ty(value.type.scalar))
+
     def splat(self, value: tensor, shape: Sequence[int]) -> tensor:
         assert not value.type.is_block(), "Cannot splat a block tensor"
         shape = [int(self._unwrap(s)) for s in shape]
@@ -135,9 +139,9 @@ class ShapeMixin:
     def broadcast_impl_value(self, lhs: tensor, rhs: tensor) -> Tuple[tensor, tensor]:
         lhs_ty, rhs_ty = lhs.type, rhs.type
         if lhs_ty.is_block() and not rhs_ty.is_block():
-            rhs = self._emit("tt.splat", [rhs], lhs_ty.with_element_ty(rhs_ty.scalar))
+            rhs = self.splat_like(lhs, rhs)
         elif not lhs_ty.is_block() and rhs_ty.is_block():
-            lhs = self._emit("tt.splat", [lhs], rhs_ty.with_element_ty(lhs_ty.scalar))
+            lhs = self.splat_like(rhs, lhs)
         elif lhs_ty.is_block() and rhs_ty.is_block():
             lhs_shape, rhs_shape = lhs_ty.get_block_shapes(), rhs_ty.get_block_shapes()
             # NumPy rule: the lower-rank operand gains leading unit dims.

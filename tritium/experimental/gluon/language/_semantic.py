@@ -113,21 +113,6 @@ class GluonSemantic(NvidiaMixin, TritonSemantic):
                        f"{self._layout_of(value)}")
         return self.convert_layout(value, layout)
 
-    # ------------------------------------------------------------------ atomics
-    def atom_red_typechecking_impl(self, ptr: tensor, val: tensor, mask, op: str):
-        # Triton spreads a scalar value or mask (a missing mask is True) over the pointer
-        # block; here the pointer's layout says how, as upstream's Gluon does.
-        layout = self._layout_of(ptr)
-        if layout is not None:
-            shape = ptr.type.get_block_shapes()
-            mask = self._constant(True, tl.int1) if mask is None else self.to_tensor(mask)
-            if not mask.type.is_block():
-                mask = self.splat(mask, shape, layout)
-            val = self.to_tensor(val)
-            if not val.type.is_block():
-                val = self.splat(val, shape, layout)
-        return super().atom_red_typechecking_impl(ptr, val, mask, op)
-
     # ------------------------------------------------------------------ shapes
     def expand_dims(self, input: tensor, axis: int) -> tensor:
         dst_shape = [self._unwrap(x) for x in input.shape]
