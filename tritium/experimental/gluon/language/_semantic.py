@@ -14,7 +14,7 @@ block is made or reshaped, since that is where a layout has to come from:
 from __future__ import annotations
 
 from math import prod
-from typing import Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from ....ir import types as T
 from ....language import dtypes as tl
@@ -107,6 +107,16 @@ class GluonSemantic(NvidiaMixin, TritonSemantic):
             return value
         return self._emit("ttg.convert_layout", [value], ret_ty)
 
+    def _adopt_layout(self, values: Sequence[tensor]) -> List[tensor]:
+        """`values` with those in AutoLayout given the first concrete layout among them
+        (operands of one op must agree; two concrete ones are the caller's to check)."""
+        concrete = [self._layout_of(v) for v in values
+                    if not isinstance(self._layout_of(v), AutoLayout)]
+        if not concrete:
+            return list(values)
+        return [self.set_auto_layout(v, concrete[0])
+                if isinstance(self._layout_of(v), AutoLayout) else v for v in values]
+
     def set_auto_layout(self, value: tensor, layout) -> tensor:
         _check(isinstance(self._layout_of(value), AutoLayout),
                lambda: f"set_auto_layout needs a tensor in AutoLayout, got "
@@ -147,12 +157,9 @@ class GluonSemantic(NvidiaMixin, TritonSemantic):
             return super().broadcast_impl_value(lhs, rhs)
         ls, rs = lhs.type.get_block_shapes(), rhs.type.get_block_shapes()
         _check(len(ls) == len(rs), lambda: f"Cannot broadcast, rank mismatch: {ls}, {rs}")
+        lhs, rhs = self._adopt_layout([lhs, rhs])
         ll, rl = self._layout_of(lhs), self._layout_of(rhs)
-        if isinstance(ll, AutoLayout) and not isinstance(rl, AutoLayout):
-            lhs = self.set_auto_layout(lhs, rl)
-        elif isinstance(rl, AutoLayout) and not isinstance(ll, AutoLayout):
-            rhs = self.set_auto_layout(rhs, ll)
-        elif ll != rl:
+        if ll != rl:
             raise ValueError(f"Layout mismatch in broadcast: {ll} vs {rl} (Gluon never "
                              "converts layouts implicitly: use gl.convert_layout)")
         shape = []
@@ -237,13 +244,8 @@ class GluonSemantic(NvidiaMixin, TritonSemantic):
         shape = inputs[0].type.get_block_shapes()
         axis = int(axis)
         _check(axis < len(shape), lambda: f"reduction axis must be < inputs rank ({len(shape)})")
-        # Operands in AutoLayout take the others' layout (argmax's index block is an
-        # `arange` without one), as in broadcasts; two concrete layouts must agree.
-        concrete = [self._layout_of(t) for t in inputs
-                    if not isinstance(self._layout_of(t), AutoLayout)]
-        if concrete:
-            inputs = [self.set_auto_layout(t, concrete[0])
-                      if isinstance(self._layout_of(t), AutoLayout) else t for t in inputs]
+        # (argmax's index block is an `arange` without a layout)
+        inputs = self._adopt_layout(inputs)
         layout = self._layout_of(inputs[0])
         for t in inputs:
             _check(t.type.get_block_shapes() == shape,
