@@ -74,6 +74,7 @@ def worker(side, model, after=()):
                                                                     (None, None, "-"))))
     triton.compile = timed_compile
     claims = {}  # thread id -> (claim time, "here"/"worker") of its compile in flight
+    stage_ms = []  # tritium: (kernel, IR ms, [(stage, ms)]) per compile
     if side == "tritium":
         from tritium.compiler import workers
         real_claim = workers.claim
@@ -87,8 +88,6 @@ def worker(side, model, after=()):
         workers.claim = timed_claim
         # Each compile's stage times (a worker's come back with its result): the span
         # minus their sum is what the hand-off and the frontend cost.
-        stage_ms = []
-
         def listener(src, metadata, times, cache_hit, **_):
             if not cache_hit:
                 stage_ms.append((metadata.name, times.ir_initialization / 1e3,
@@ -103,7 +102,7 @@ def worker(side, model, after=()):
         efn, exs, _tol, _grad = bench_clients.build(earlier, "cuda", False)
         torch.compile(efn, **bench_clients.COMPILE_KW.get(earlier, {}))(*exs)
     torch.cuda.synchronize()
-    del spans[:]
+    del spans[:], stage_ms[:]
     from torch._dynamo.utils import compilation_time_metrics
     before = {k: sum(v) for k, v in compilation_time_metrics.items()}  # (the --after models')
     fn, xs, _tol, _grad = bench_clients.build(model, "cuda", False)
