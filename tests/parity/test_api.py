@@ -63,6 +63,33 @@ def test_version_seen_as_triton_and_tritium_keeps_its_own(tmp_path):
     assert out.stdout.split() == ["3.6.0", "True", "True", "triton", "True", "gone"]
 
 
+def test_facade_keeps_what_it_read_and_follows_every_rebinding():
+    """Names read through `triton` become plain attributes of the facade (Inductor reads
+    `triton.set_allocator` at each launch), and stay what tritium's own names are."""
+    import tritium
+    import tritium.compat
+    tritium.compat.install()
+    import triton
+    own = tritium.set_allocator
+    try:
+        assert triton.set_allocator is own and "set_allocator" in vars(triton)
+        marker = object()
+        tritium.set_allocator = marker            # bound on tritium: the copy goes
+        assert triton.set_allocator is marker
+        triton.set_allocator = own                # bound through the facade: on tritium
+        assert tritium.set_allocator is own and triton.set_allocator is own
+        del triton.set_allocator
+        assert not hasattr(tritium, "set_allocator") and not hasattr(triton, "set_allocator")
+        with pytest.raises(AttributeError, match="no_such_name"):
+            triton.no_such_name
+        assert triton.__version__ == "3.6.0" and tritium.__version__ != "3.6.0"
+        assert triton.language is tritium.language and triton.compile is tritium.compile
+    finally:
+        tritium.set_allocator = own
+        tritium.compat.uninstall()
+    assert triton.set_allocator is own
+
+
 def test_python_m_compat_runs_an_upstream_module_path(tmp_path):
     env = dict(os.environ, PYTHONPATH=ROOT)
     out = subprocess.run([sys.executable, "-m", "tritium.compat", "triton.testing"],
