@@ -87,13 +87,15 @@ def test_unspecified_padding_keeps_in_bounds_values(rng):
     np.testing.assert_array_equal(out[inside], ref[inside])
 
 
-def test_unchecked_dim_out_of_bounds_is_reported(rng):
-    # Dim 1 leaves the buffer and is not checked: an out-of-bounds access, reported (with
-    # debug=True: the compiled path checks nothing per access, as on a GPU).
+def test_unchecked_dim_out_of_bounds_is_reported(rng, monkeypatch):
+    # Dim 1 leaves the buffer and is not checked: an out-of-bounds access, reported by the
+    # evaluator (TRITON_INTERPRET=1's path; the compiled path checks nothing per access,
+    # as on a GPU).
+    monkeypatch.setenv("TRITIUM_CPU_PATH", "evaluator")
     x = random_array(rng, "float32", 4 * 4).reshape(4, 4)
     out = np.zeros((4, 8), np.float32)
     with pytest.raises(OutOfBoundsError):
-        _load_at[(1,)](x, out, 4, 4, 0, 4, BM=4, BN=8, PAD="zero", CHECK=(0,), debug=True)
+        _load_at[(1,)](x, out, 4, 4, 0, 4, BM=4, BN=8, PAD="zero", CHECK=(0,))
 
 
 @triton.jit

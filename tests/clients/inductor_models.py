@@ -1,7 +1,8 @@
 """Run by tests/clients/test_inductor_cpu.py in a fresh interpreter: torch.compile with
 Inductor's Triton CPU backend (`cpu_backend="triton"`) and tritium as its Triton, on a few
 small models, each compared with eager on fresh random data. Prints one JSON line per model:
-the largest error, the tolerance, and how many kernels tritium compiled in this process.
+the largest error, the tolerance, how many kernels tritium compiled in this process (and how
+many of those were not in its on-disk cache), and Inductor's FX-graph cache hits.
 
     python inductor_models.py SEED [--pool] MODEL...
     --pool: compile in Inductor's worker processes (waits for the pool first)
@@ -16,6 +17,7 @@ tritium.compat.install()
 import torch  # noqa: E402
 import torch._inductor.config as inductor_config  # noqa: E402
 import torch.nn as nn  # noqa: E402
+from torch._dynamo.utils import counters  # noqa: E402
 
 import tritium.knobs  # noqa: E402
 
@@ -24,7 +26,9 @@ import triton.language as tl  # noqa: E402
 
 inductor_config.cpu_backend = "triton"
 COMPILES = []
-tritium.knobs.compilation.listener = lambda **kw: COMPILES.append(kw["src"].name)
+# (kernel name, whether tritium's cache had it) of every triton.compile in this process
+tritium.knobs.compilation.listener = lambda **kw: COMPILES.append((kw["src"].name,
+                                                                   kw["cache_hit"]))
 
 
 @triton.constexpr_function
@@ -83,6 +87,7 @@ def _flat(out):
 def run(name, fn, inputs, grad):
     torch._dynamo.reset()
     before = len(COMPILES)
+    fx_hits = counters["inductor"]["fxgraph_cache_hit"]
     cfn = torch.compile(fn)
     results = []
     for f in (cfn, fn):
@@ -103,7 +108,9 @@ def run(name, fn, inputs, grad):
     bf16 = any(x.dtype == torch.bfloat16 for x in inputs)
     tol = (1e-2 if bf16 else 2e-5) * max(1.0, scale)
     return {"model": name, "err": err, "tol": tol, "n_out": len(got),
-            "same_count": len(got) == len(want), "compiles": len(COMPILES) - before}
+            "same_count": len(got) == len(want), "compiles": len(COMPILES) - before,
+            "compiled_anew": sum(not hit for _name, hit in COMPILES[before:]),
+            "fx_graph_cache_hits": counters["inductor"]["fxgraph_cache_hit"] - fx_hits}
 
 
 def main():

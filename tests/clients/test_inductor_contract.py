@@ -33,8 +33,8 @@ SIG = {"X": "*fp32", "Y": "*fp32", "Out": "*fp32", "n": "i32", "alpha": "fp32",
        "BLOCK": "constexpr"}
 
 
-@pytest.mark.parametrize("debug", [False, True])  # debug=True: the evaluator's single stage
-def test_every_kernel_has_a_hash(debug):
+@pytest.mark.parametrize("debug", [False, True])
+def test_every_kernel_has_a_hash(debug, cpu_path):  # (the evaluator: a single stage)
     k = compile(ASTSource(axpy, SIG, {"BLOCK": 64}), target=CPU, options={"debug": debug})
     assert isinstance(k.hash, str) and len(k.hash) == 64
     assert k.metadata.hash == k.hash

@@ -36,3 +36,22 @@ def test_inductor_compile_workers_use_tritium(tmp_path, seed, client, check):
     for name, row in rows.items():
         check(row, name, seed)
         assert row["compiles"] == 0, "the kernels were compiled in the parent, not the pool"
+
+
+@pytest.mark.slow
+def test_a_second_process_reuses_both_on_disk_caches(tmp_path, seed, client, check):
+    # Inductor's FX-graph cache and tritium's kernel cache, kept on disk by a first process:
+    # a second one with the same folders loads the compiled graphs, finds every kernel in
+    # tritium's cache (it compiles none anew) and computes the same results.
+    names = ["softmax", "layernorm"]
+    env = {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")}
+    cold = client("inductor_models.py", [seed, *names], "model", tmp_path, **env)
+    kernels = sorted(p.name for p in (tmp_path / "triton").iterdir())
+    warm = client("inductor_models.py", [seed, *names], "model", tmp_path, **env)
+    for name in names:
+        check(cold[name], name, seed)
+        check(warm[name], name, seed)
+        assert cold[name]["compiled_anew"] > 0 and cold[name]["fx_graph_cache_hits"] == 0
+        assert warm[name]["fx_graph_cache_hits"] > 0, f"{name}: Inductor compiled its graph again"
+        assert warm[name]["compiled_anew"] == 0, f"{name}: a kernel missed tritium's cache"
+    assert sorted(p.name for p in (tmp_path / "triton").iterdir()) == kernels

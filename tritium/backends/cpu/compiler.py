@@ -93,7 +93,7 @@ class CPUBinary(NamedTuple):
 
 def compiled_stages(options) -> bool:
     import tritium.knobs as knobs
-    return knobs.cpu.compiled() and not options.debug
+    return knobs.cpu.compiled()
 
 
 class CPUBackend(BaseBackend):

@@ -18,6 +18,7 @@ import logging
 from typing import Optional
 
 from .context import Unsupported
+from .debug import Sites
 
 log = logging.getLogger("tritium.cpu.native")
 
@@ -25,23 +26,24 @@ __all__ = ["make_llir", "make_obj", "load", "NativeKernel", "Unsupported"]
 
 
 class NativeKernel:
-    def __init__(self, name: str, kinds, engine, sites=()):
-        from .debug import register_table
+    def __init__(self, name: str, kinds, engine, sites=None):
+        from .debug import Sites
         from .launcher import Launcher
         self.name = name
-        self.table = register_table(list(sites)) if sites else 0
-        self.threads = 1 if sites else None     # prints come out in program order
+        self.sites = sites or Sites()
+        self.threads = 1 if self.sites.prints else None  # prints come out in program order
         self.kinds = kinds
         self.engine = engine
         self.launch = Launcher(engine.address(name))
 
     def run(self, grid, args) -> None:
+        from .debug import launch_id
         from .launcher import pack
         if len(args) != len(self.kinds):
             raise TypeError(f"kernel '{self.name}' takes {len(self.kinds)} runtime arguments, "
                             f"got {len(args)}")
-        buf = pack(self.kinds, grid, args, self.table)
-        self.launch(grid, buf, self.threads)
+        with launch_id(self.sites, self.name) as lid:
+            self.launch(grid, pack(self.kinds, grid, args, lid), self.threads)
 
 
 def _fall_back(metadata, e: Exception) -> None:
@@ -72,7 +74,8 @@ def make_llir(module, metadata, line_info: bool = False) -> str:
         _fall_back(metadata, e)
         return ""
     metadata["cpu_arg_kinds"] = kinds
-    metadata["cpu_print_sites"] = sites
+    metadata["cpu_print_sites"] = sites.prints
+    metadata["cpu_assert_sites"] = sites.asserts
     return llir
 
 
@@ -111,7 +114,8 @@ def load(obj: bytes, name: str, metadata) -> Optional[NativeKernel]:
         log.warning("kernel '%s' runs on the evaluator: its machine code calls %s, which "
                     "this process does not provide", name, ", ".join(missing))
         return None
-    return NativeKernel(name, kinds, engine_for(obj), metadata.get("cpu_print_sites") or ())
+    return NativeKernel(name, kinds, engine_for(obj), Sites(metadata.get("cpu_print_sites") or (),
+                                                            metadata.get("cpu_assert_sites") or ()))
 
 
 def host_asm(llir: str, obj: bytes = b"") -> str:

@@ -192,7 +192,8 @@ class Ctx:
         self._interleave = 0
         self.libm_calls = 0             # calls into libm emitted so far (see libm_call)
         self.print_sites: list = []     # tt.print call sites (see debug.py)
-        self.debug_table = "0"
+        self.assert_sites: list = []    # tt.assert call sites (debug.py)
+        self.launch_id = "0"            # what the callbacks find the sites by
         self.op: Optional[Operation] = None
         # Streaming stores (memory.py): whether this kernel may use them, the launch's
         # threshold and program count (LLVM operands), whether any was emitted.

@@ -112,10 +112,10 @@ def _address(a, i: int) -> int:
     raise TypeError(f"CPU backend: argument {i} ({type(a).__name__}) is not a buffer")
 
 
-def pack(kinds: Sequence[str], grid, args: Sequence, table: int = 0) -> ctypes.Array:
+def pack(kinds: Sequence[str], grid, args: Sequence, launch: int = 0) -> ctypes.Array:
     buf = (ctypes.c_uint64 * (7 + len(kinds)))()        # last two: counter, chunk
     buf[0], buf[1], buf[2] = grid
-    buf[3 + len(kinds)] = table
+    buf[3 + len(kinds)] = launch
     buf[4 + len(kinds)] = stream_bytes()
     for i, (k, a) in enumerate(zip(kinds, args)):
         if k == "ptr":

@@ -4,7 +4,7 @@
 
 `%args` points at one 8-byte slot per value: the grid (x, y, z), then the kernel's runtime
 arguments in IR order (pointers as addresses, integers sign-extended, floats in their low
-bytes), then the id of the kernel's print-site table (debug.py), then the size in bytes from which a
+bytes), then the launch's id for the print and assert callbacks (debug.py), then the size in bytes from which a
 launch's block stores stream past the caches (stream.py), then the address of a shared
 program counter (0: run [first, last) as given) and how many programs to claim from it at a
 time (launcher.py). The loop over linear program ids lives here, so Python calls the kernel once per
@@ -16,6 +16,7 @@ from typing import List, Tuple
 
 from ....ir import types as T
 from .context import Ctx, Unsupported, lty
+from .debug import Sites
 
 # One import per op family: each registers its handlers.
 from . import arith, control, debug, dot, inline_asm, libdevice, mathops, memory, reduce, shape  # noqa: F401,E402,E501
@@ -46,8 +47,8 @@ _ORDERED = {"tt.atomic_rmw", "tt.atomic_cas", "tt.print", "tt.elementwise_inline
 
 
 def lower_kernel(module, name: str, vector_bits: int, line_info: bool = False,
-                 x86: bool = True) -> Tuple[str, List[str], list]:
-    """LLVM IR text of kernel `name`, its argument kinds and its print sites. `line_info`
+                 x86: bool = True) -> Tuple[str, List[str], Sites]:
+    """LLVM IR text of kernel `name`, its argument kinds and its print and assert sites. `line_info`
     tags each instruction with the kernel line of the op it came from (`!dbg`), which puts
     a line table in the object code (the explain tool's host-assembly pane) and changes no
     machine code. `x86`: the host has x86's streaming stores (stream.py)."""
@@ -78,7 +79,7 @@ def lower_kernel(module, name: str, vector_bits: int, line_info: bool = False,
         else:
             args.append(cx.emit(f"load {ty}, ptr {p}"))
     p = cx.emit(f"getelementptr i64, ptr %args, i64 {3 + len(kinds)}")
-    cx.debug_table = cx.emit(f"load i64, ptr {p}")
+    cx.launch_id = cx.emit(f"load i64, ptr {p}")
     p = cx.emit(f"getelementptr i64, ptr %args, i64 {4 + len(kinds)}")
     cx.stream_bytes = cx.emit(f"load i64, ptr {p}")
     total = cx.emit(f"zext i32 {cx.nprog[0]} to i64")
@@ -146,4 +147,4 @@ def lower_kernel(module, name: str, vector_bits: int, line_info: bool = False,
             'attributes #0 = { nounwind "frame-pointer"="none" }']
     if cx.line_info is not None:
         text.append(cx.line_info.text())
-    return "\n".join(text) + "\n", kinds, cx.print_sites
+    return "\n".join(text) + "\n", kinds, Sites(cx.print_sites, cx.assert_sites)
