@@ -99,6 +99,17 @@ def build(name: str, dev: str, quick: bool):
     raise KeyError(name)
 
 
+def compiled(name: str, dev: str, quick: bool):
+    """(eager callable, torch.compile'd callable, inputs, tolerance, needs_grad) of one
+    model, graded inputs made to require grad, Dynamo reset first."""
+    import torch
+    fn, inputs, tol, grad = build(name, dev, quick)
+    if grad:
+        inputs = tuple(x.requires_grad_() if x.is_floating_point() else x for x in inputs)
+    torch._dynamo.reset()
+    return fn, torch.compile(fn, **COMPILE_KW.get(name, {})), inputs, tol, grad
+
+
 def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None:
     """One side, in this (fresh) process: one JSON line per model."""
     if side == "tritium":
@@ -124,11 +135,7 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
         row = {"model": name}
         try:
             torch.manual_seed(0)
-            fn, inputs, tol, grad = build(name, dev, quick)
-            if grad:
-                inputs = tuple(x.requires_grad_() if x.is_floating_point() else x for x in inputs)
-            torch._dynamo.reset()
-            cfn = torch.compile(fn, **COMPILE_KW.get(name, {}))
+            fn, cfn, inputs, tol, grad = compiled(name, dev, quick)
 
             def step(f):
                 out = f(*inputs)
@@ -166,6 +173,12 @@ def steady_ms(step, sync, iters, rounds=5):
     for _ in range(3):
         step()
     sync()
+    return best_loop_s(step, sync, iters, rounds) * 1e3
+
+
+def best_loop_s(step, sync, iters, rounds=5) -> float:
+    """Seconds per call of `iters` calls and one synchronise, best of `rounds`, the timing
+    thread on one fixed core."""
     best = float("inf")
     with one_core():
         for _ in range(rounds):
@@ -174,7 +187,7 @@ def steady_ms(step, sync, iters, rounds=5):
                 step()
             sync()
             best = min(best, (time.perf_counter() - t0) / iters)
-    return best * 1e3
+    return best
 
 
 @contextlib.contextmanager

@@ -78,11 +78,7 @@ def worker(side, models, liger, iters):
         row = {"name": name}
         try:
             torch.manual_seed(0)
-            fn, inputs, _tol, grad = bench_clients.build(name, "cuda", False)
-            if grad:
-                inputs = tuple(x.requires_grad_() if x.is_floating_point() else x for x in inputs)
-            torch._dynamo.reset()
-            cfn = torch.compile(fn, **bench_clients.COMPILE_KW.get(name, {}))
+            _fn, cfn, inputs, _tol, grad = bench_clients.compiled(name, "cuda", False)
 
             def step():
                 with torch.set_grad_enabled(grad):

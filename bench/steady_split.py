@@ -19,23 +19,14 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def _loop_us(step, sync, iters, rounds=5):
-    from bench_clients import one_core
-    best = float("inf")
-    with one_core():
-        for _ in range(rounds):
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                step()
-            sync()
-            best = min(best, (time.perf_counter() - t0) / iters)
-    return best * 1e6
+def _loop_us(step, sync, iters):
+    from bench_clients import best_loop_s
+    return best_loop_s(step, sync, iters) * 1e6
 
 
 def _cpu_times():
@@ -86,11 +77,7 @@ def worker(side, models, iters):
     sync = torch.cuda.synchronize
     for name in models:
         torch.manual_seed(0)
-        fn, inputs, _tol, grad = bench_clients.build(name, "cuda", False)
-        if grad:
-            inputs = tuple(x.requires_grad_() if x.is_floating_point() else x for x in inputs)
-        torch._dynamo.reset()
-        cfn = torch.compile(fn, **bench_clients.COMPILE_KW.get(name, {}))
+        _fn, cfn, inputs, _tol, grad = bench_clients.compiled(name, "cuda", False)
 
         def step():
             out = cfn(*inputs)

@@ -441,6 +441,17 @@ class Ctx:
         self.lines[phi_at] = f"  {iv} = phi i32 [ {start[d]}, %{pre} ], [ {nxt}, %{self.block} ]"
         self.start_block(exit_)
 
+    def fold(self, shape, ty: str, init: str, step: Callable[[List[str], str], str]) -> str:
+        """A value carried through a scalar loop nest over `shape`: `step(idx, acc)` gives
+        the next from the last (through a stack slot, which LLVM keeps in a register)."""
+        slot = self.alloca(ty)
+        self.do(f"store {ty} {init}, ptr {slot}")
+
+        def body(idx):
+            self.do(f"store {ty} {step(idx, self.emit(f'load {ty}, ptr {slot}'))}, ptr {slot}")
+        self.loops(shape, body, vectorize=False)
+        return self.emit(f"load {ty}, ptr {slot}")
+
     def cond(self, c: str, then: Callable[[], Optional[str]], other: Optional[str] = None,
              ty: Optional[str] = None) -> Optional[str]:
         """`if c: then()`; with `other`, the value `c ? then() : other` (then() runs only

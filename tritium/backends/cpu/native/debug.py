@@ -173,15 +173,9 @@ def _assert(cx: Ctx, op):
     shape = c.shape if isinstance(c, TV) else ()
     if isinstance(c, TV):
         # The common case, every element holds: one pass AND-ing the condition.
-        acc = cx.alloca("i8")
-        cx.do(f"store i8 1, ptr {acc}")
-
-        def both(idx):
-            ok = cx.emit(f"zext i1 {c.at(cx, idx)} to i8")
-            so_far = cx.emit(f"load i8, ptr {acc}")
-            cx.do(f"store i8 {cx.emit(f'and i8 {so_far}, {ok}')}, ptr {acc}")
-        cx.loops(shape, both, vectorize=False)
-        holds = cx.emit(f"icmp ne i8 {cx.emit(f'load i8, ptr {acc}')}, 0")
+        def both(idx, acc):
+            return cx.emit(f"and i8 {acc}, {cx.emit(f'zext i1 {c.at(cx, idx)} to i8')}")
+        holds = cx.emit(f"icmp ne i8 {cx.fold(shape, 'i8', '1', both)}, 0")
     else:
         holds = c
     fail, ok = cx.label("assert_failed"), cx.label("assert_held")
@@ -191,18 +185,12 @@ def _assert(cx: Ctx, op):
     first = "0"
     if isinstance(c, TV):
         # Failed: find the first failing element (row-major), as the evaluator names it.
-        slot = cx.alloca("i32")
-        cx.do(f"store i32 {_ALL_PASS}, ptr {slot}")
-
-        def lowest(idx):
+        def lowest(idx, cur):
             bad = cx.emit(f"select i1 {c.at(cx, idx)}, i32 {_ALL_PASS}, "
                           f"i32 {cx.linear(shape, idx)}")
-            cur = cx.emit(f"load i32, ptr {slot}")
-            low = cx.emit(f"select i1 {cx.emit(f'icmp ult i32 {bad}, {cur}')}, i32 {bad}, "
-                          f"i32 {cur}")
-            cx.do(f"store i32 {low}, ptr {slot}")
-        cx.loops(shape, lowest, vectorize=False)
-        first = cx.emit(f"load i32, ptr {slot}")
+            return cx.emit(f"select i1 {cx.emit(f'icmp ult i32 {bad}, {cur}')}, i32 {bad}, "
+                           f"i32 {cur}")
+        first = cx.fold(shape, "i32", str(_ALL_PASS), lowest)
     loc = op.loc
     site = len(cx.assert_sites)
     cx.assert_sites.append((op.attr("message", ""), getattr(loc, "file", "?"),

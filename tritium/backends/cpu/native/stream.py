@@ -59,15 +59,10 @@ def streaming_store(cx: Ctx, op, ptr, shape, write_elem, plain) -> None:
     launch = cx.emit(f"mul i64 {cx.total_programs}, {total}")
     big = cx.emit(f"icmp uge i64 {launch}, {cx.stream_bytes}")
     # (b) every row starts aligned to a vector
-    bad = cx.alloca("i64")
-    cx.do(f"store i64 0, ptr {bad}")
-
-    def check(o):
+    def check(o, acc):
         a = cx.emit(f"ptrtoint ptr {ptr.at(cx, row_of(o))} to i64")
-        acc = cx.emit(f"load i64, ptr {bad}")
-        cx.do(f"store i64 {cx.emit(f'or i64 {acc}, {a}')}, ptr {bad}")
-    cx.loops(outer, check, vectorize=False)
-    low = cx.emit(f"and i64 {cx.emit(f'load i64, ptr {bad}')}, {chunk - 1}")
+        return cx.emit(f"or i64 {acc}, {a}")
+    low = cx.emit(f"and i64 {cx.fold(outer, 'i64', '0', check)}, {chunk - 1}")
     aligned = cx.emit(f"icmp eq i64 {low}, 0")
     go = cx.emit(f"and i1 {big}, {aligned}")
     yes, no, join = cx.label("stream"), cx.label("cached"), cx.label("stored")
