@@ -1,6 +1,7 @@
 """The compiled CPU path: what it adds beyond running the suite's kernels (which every
 language test does on both paths): read-only buffers, the disk cache, `kernel.asm`, the
 per-kernel fallback, atomics across cores, the thread knob, `tl.dot` shapes and dtypes."""
+import math
 import os
 import subprocess
 import sys
@@ -215,3 +216,44 @@ def test_libm_calls_compile_without_llvm_remarks_on_stderr(rng, native, capfd, d
     np.testing.assert_allclose(y[:512], ref, rtol=1e-5, atol=1e-6)
     assert np.isnan(y[512:]).all()
     assert "remark" not in capfd.readouterr().err
+
+
+@triton.jit
+def _libdevice_kernel(X, O, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(X + offs, mask=m)
+    if FN == "tanh":
+        y = libdevice.tanh(x)
+    elif FN == "erf":
+        y = libdevice.erf(x)
+    else:
+        y = libdevice.exp(x)
+    tl.store(O + offs, y, mask=m)
+
+
+@pytest.mark.parametrize("fn,ref,libm", [
+    ("tanh", np.tanh, "tanhf"),
+    ("erf", np.vectorize(math.erf, otypes=[np.float64]), "erff"),
+    ("exp", np.exp, "expf")])
+def test_inline_float_functions_within_two_ulp(native, fn, ref, libm):
+    # Inline, with no libm call, so that their loops stay SIMD (Inductor's GELUs, tanh, exp);
+    # within 2 ulp over float32 bit patterns of every exponent and sign, and where the
+    # formulas switch.
+    bits = np.arange(0, 0x7F800000, 8191 if fn != "erf" else 32749, dtype=np.uint32)
+    pos = bits.view(np.float32)
+    seams = [np.float32(s) + np.arange(-500, 500, dtype=np.float32) * np.float32(2 ** -22)
+             for s in (0.625, 1.0, 3.92, 88.7)]
+    x = np.concatenate([pos, -pos, *seams, np.array(
+        [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 9.01, 1e30, -104.5], np.float32)])
+    out = np.empty_like(x)
+    kernel = _libdevice_kernel[(triton.cdiv(x.size, 1024),)](x, out, x.size, FN=fn, BLOCK=1024)
+    assert f"@{libm}(" not in kernel.asm["llir"]
+    with np.errstate(all="ignore"):
+        want = ref(x.astype(np.float64))
+    fin = np.isfinite(want) & (np.abs(want) < 3.4e38)
+    ulps = np.abs(out[fin] - want[fin]) / np.spacing(np.abs(want[fin]).astype(np.float32))
+    assert ulps.max() <= 2.0, (x[fin][np.argmax(ulps)], ulps.max())
+    assert np.isnan(out[np.isnan(x)]).all()
+    if fn != "exp":
+        np.testing.assert_array_equal(np.signbit(out[x == 0]), np.signbit(x[x == 0]))

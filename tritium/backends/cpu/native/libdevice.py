@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .arith import call_fintrinsic
 from .context import Ctx, Unsupported, elem, elementwise, lowers, lty
+from .mathops import FAST_MATH
 
 _LIBM = {"exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "cbrt", "sin",
          "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
@@ -66,7 +67,9 @@ def _scalar_fn(op):
         def flt(c, *a):
             ty = "float" if f16 else fty
             a = [c.emit(f"fpext half {x} to float") for x in a] if f16 else list(a)
-            if name in _LIBM:
+            if name in FAST_MATH and ty == "float":   # inline: the loop stays SIMD
+                r = FAST_MATH[name](c, a[0])
+            elif name in _LIBM:
                 r = c.libm_call(name, ty, a)
             elif name in _INTR:
                 r = call_fintrinsic(c, _INTR[name], ty, *a)
