@@ -20,6 +20,53 @@ _REORDERABLE = {"arith.addf", "arith.mulf", "arith.maxnumf", "arith.minnumf",
                 "arith.xori"}
 
 
+_ORDERED_CMP = {"ogt", "olt", "oge", "ole", "sgt", "slt", "sge", "sle", "ugt", "ult", "uge",
+                "ule"}
+
+
+def _is_select_extremum(op) -> bool:
+    """The combine picks one of its two operands by an ordering compare: `a if a > b else b`
+    (min alike) on integers, or on floats also where `a` is NaN — Inductor's `maximum` and
+    `minimum` (triton_helpers.max2/min2). Which element wins then does not depend on the
+    order they come in (up to which of two equal values, e.g. -0.0 and 0.0, is kept). A
+    float compare without the NaN check is not order free: NaN is neither > nor <."""
+    from .arith import CMPF_PREDICATES, CMPI_PREDICATES, _pred
+    region = op.regions[0].entry
+    if len(region.args) != 2:
+        return False
+    a, b = region.args
+    body = [o for o in region if o.name != "tt.reduce.return"]
+    if len(body) not in (2, 4) or body[-1].name != "arith.select" \
+            or list(body[-1].operands)[1:] != [a, b]:
+        return False
+    made = {o.results[0]: o for o in body[:-1]}
+    cmp = made.get(body[-1].operand(0))
+    if len(body) == 4:  # mask = (a > b) | isnan(a)
+        if cmp is None or cmp.name != "arith.ori":
+            return False
+        x, y = (made.get(v) for v in cmp.operands)
+        for cmp, isnan in ((x, y), (y, x)):
+            if cmp is not None and isnan is not None and isnan.name == "arith.cmpf" \
+                    and list(isnan.operands) == [a, a] \
+                    and _pred(isnan, CMPF_PREDICATES) in ("une", "uno"):
+                break
+        else:
+            return False
+    elif cmp is None or cmp.name != "arith.cmpi":
+        return False
+    if cmp.name not in ("arith.cmpf", "arith.cmpi") or list(cmp.operands) != [a, b]:
+        return False
+    names = CMPF_PREDICATES if cmp.name == "arith.cmpf" else CMPI_PREDICATES
+    return _pred(cmp, names) in _ORDERED_CMP
+
+
+def _order_free(op) -> bool:
+    """Whether the reduction's result does not depend on the order of its elements, so it
+    may run as SIMD lanes of partial results."""
+    return _single_op(op) in _REORDERABLE or (len(op.operands) == 1 and
+                                              _is_select_extremum(op))
+
+
 def _single_op(op):
     region = op.regions[0].entry
     body = [o for o in region if o.name not in ("tt.reduce.return", "tt.scan.return")]
@@ -76,7 +123,7 @@ def _reduce(cx: Ctx, op):
     K = shape[axis]
     lanes = max(4, cx.vector_bits // 32)
     last = axis == len(shape) - 1
-    if last and K % lanes == 0 and K >= 2 * lanes and _single_op(op) in _REORDERABLE:
+    if last and K % lanes == 0 and K >= 2 * lanes and _order_free(op):
         _lane_partials(cx, op, ins[0], ts[0], shape, oshape, lanes, lambda o: slot(0, o))
     elif K > 1:
         start = [0] * len(shape)

@@ -1,0 +1,95 @@
+"""Which reductions the compiled CPU path runs as SIMD lanes of partial results: besides
+single associative ops, Inductor's `maximum`/`minimum` combines (`triton_helpers.max2`,
+`min2`: pick `a` where `a > b` or `a` is NaN), which are order free. Results stay those of
+numpy, NaNs included, on both paths."""
+import numpy as np
+import pytest
+
+import tritium as triton
+import tritium.language as tl
+from tritium.backends.cpu.native.reduce import _order_free
+from tritium.ir.parser import parse_module
+
+
+@triton.jit
+def _nan_max(a, b):
+    return tl.where((a > b) | (a != a), a, b)
+
+
+@triton.jit
+def _nan_min(a, b):
+    return tl.where((a < b) | (a != a), a, b)
+
+
+@triton.jit
+def _int_max(a, b):
+    return tl.where(a > b, a, b)
+
+
+@triton.jit
+def _plain_max(a, b):
+    return tl.where(a > b, a, b)    # on floats: NaN makes the order matter
+
+
+@triton.jit
+def _not_extremum(a, b):
+    return tl.where(a > b, b, a + b)
+
+
+@triton.jit
+def _rows(X, Out, M, N: tl.constexpr, BLOCK_N: tl.constexpr, XBLOCK: tl.constexpr,
+          COMBINE: tl.constexpr):
+    rows = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:, None]
+    cols = tl.arange(0, BLOCK_N)[None, :]
+    m = (rows < M) & (cols < N)
+    fill = float("-inf") if COMBINE == 0 else float("inf")
+    if X.dtype.element_ty == tl.int32:
+        fill = -2147483648 if COMBINE != 1 else 2147483647
+    x = tl.load(X + rows * N + cols, mask=m, other=fill)
+    if COMBINE == 0:
+        r = tl.reduce(x, 1, _nan_max)
+    elif COMBINE == 1:
+        r = tl.reduce(x, 1, _nan_min)
+    else:
+        r = tl.reduce(x, 1, _int_max)
+    tl.store(Out + tl.arange(0, XBLOCK) + tl.program_id(0) * XBLOCK, r,
+             mask=tl.arange(0, XBLOCK) + tl.program_id(0) * XBLOCK < M)
+
+
+def _reduce_op(combine, dtype="fp32"):
+    @triton.jit
+    def k(X, Out, BLOCK: tl.constexpr, C: tl.constexpr):
+        x = tl.load(X + tl.arange(0, BLOCK)[:, None] * BLOCK + tl.arange(0, BLOCK)[None, :])
+        tl.store(Out + tl.arange(0, BLOCK), tl.reduce(x, 1, C))
+    src = triton.compiler.ASTSource(k, {"X": f"*{dtype}", "Out": f"*{dtype}", "BLOCK": "constexpr",
+                                        "C": "constexpr"}, {"BLOCK": 16, "C": combine})
+    ttir = triton.compile(src, target=triton.backends.compiler.GPUTarget("cpu", 0, 32)).asm["ttir"]
+    return next(o for o in parse_module(ttir).walk() if o.name == "tt.reduce")
+
+
+@pytest.mark.parametrize("combine,dtype,order_free", [
+    (_nan_max, "fp32", True), (_nan_min, "fp32", True), (_int_max, "i32", True),
+    (_plain_max, "fp32", False), (_not_extremum, "fp32", False)])
+def test_which_combines_are_order_free(combine, dtype, order_free):
+    assert _order_free(_reduce_op(combine, dtype)) == order_free
+
+
+@pytest.mark.parametrize("dtype,combine", [("float32", 0), ("float32", 1), ("int32", 2)])
+@pytest.mark.parametrize("N", [257, 512, 64])
+def test_inductor_style_extrema_match_numpy(rng, cpu_path, dtype, combine, N):
+    M = 37
+    if dtype == "int32":
+        x = rng.integers(-2 ** 31, 2 ** 31 - 1, (M, N), dtype=np.int64).astype(np.int32)
+    else:
+        x = rng.standard_normal((M, N)).astype(np.float32)
+        x[3, rng.integers(0, N)] = np.nan          # a NaN anywhere wins
+        x[5, :] = np.nan
+        x[7, 1::2] = -0.0
+        x[7, 0::2] = 0.0
+    out = np.empty(M, x.dtype)
+    block = triton.next_power_of_2(N)
+    _rows[(triton.cdiv(M, 4),)](x, out, M, N=N, BLOCK_N=block, XBLOCK=4, COMBINE=combine)
+    want = {0: np.max, 1: np.min, 2: np.max}[combine](x, axis=1)
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
+    ok = ~np.isnan(want)
+    np.testing.assert_array_equal(out[ok], want[ok])    # (0.0 == -0.0 here)
