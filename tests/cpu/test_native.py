@@ -257,3 +257,37 @@ def test_inline_float_functions_within_two_ulp(native, fn, ref, libm):
     assert np.isnan(out[np.isnan(x)]).all()
     if fn != "exp":
         np.testing.assert_array_equal(np.signbit(out[x == 0]), np.signbit(x[x == 0]))
+
+
+@triton.jit
+def _spin(x_ptr, out_ptr, n_iter, BLOCK: tl.constexpr):
+    acc = tl.load(x_ptr + tl.arange(0, BLOCK))
+    for _ in range(n_iter):
+        acc = acc * 0.999 + 0.001
+    tl.store(out_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK), acc)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+def test_cheap_launches_stay_on_the_calling_thread(monkeypatch, native):
+    # Handing programs to the pool costs wake-ups (~100 us on a small VM): a launch whose
+    # programs take less than that runs alone; one that takes much more uses the pool.
+    from tritium.backends.cpu.native import launcher
+    monkeypatch.setenv("TRITON_CPU_MAX_THREADS", "2")
+    pooled = []
+    start = launcher._Worker.start
+    monkeypatch.setattr(launcher._Worker, "start",
+                        lambda self, *job: (pooled.append(job[0]), start(self, *job)))
+    x = np.ones(64, np.float32)
+    for n_iter, pool in ((1, False), (200_000, True)):
+        out = np.zeros(64 * 8, np.float32)
+        for _ in range(4):
+            _spin[(8,)](x, out, n_iter, BLOCK=64)
+        del pooled[:]
+        _spin[(8,)](x, out, n_iter, BLOCK=64)
+        assert bool([f for f in pooled if not hasattr(f, "__name__") or f.__name__ != "getpid"]) \
+            == pool, (n_iter, launcher._handoff)
+        want = np.ones(64, np.float32)
+        for _ in range(n_iter if n_iter < 10 else 0):
+            want = want * np.float32(0.999) + np.float32(0.001)
+        if n_iter < 10:
+            np.testing.assert_allclose(out, np.tile(want, 8), rtol=1e-6)

@@ -3,8 +3,10 @@ contiguous range per core, and call the kernel through ctypes on a thread pool (
 the GIL for the call, so the ranges run in parallel). `TRITON_CPU_MAX_THREADS` caps the pool.
 
 The pool is a few parked threads, each woken through a lock of its own: handing a range to
-`concurrent.futures` (a queue, a future, a condition to wait on) cost ~80 us per launch,
-this ~10 us.
+`concurrent.futures` (a queue, a future, a condition to wait on) cost ~80 us per launch, this
+~10 us on an idle many-core machine, but ~100 us on a 2-core VM (each wake-up ~20 us there).
+A launch whose programs would finish sooner on the calling thread alone than through the
+pool runs there (`Launcher`).
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import ctypes
 import os
 import struct
 import threading
-from typing import List, Optional, Sequence
+import time
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
@@ -138,9 +141,35 @@ def pack(kinds: Sequence[str], grid, args: Sequence, launch: int = 0) -> ctypes.
     return buf
 
 
+_handoff: Dict[int, float] = {}  # threads -> seconds one hand-off to the pool costs
+
+
+def _measure_handoff(n: int) -> float:
+    """The median of a few rounds of waking n - 1 parked workers on a C call that does
+    nothing and waiting for them (called with the pool lock held)."""
+    noop = ctypes.CDLL(None).getpid
+    times = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for i in range(1, n):
+            _workers[i - 1].start(noop)
+        for i in range(1, n):
+            _workers[i - 1].join()
+        times.append(time.perf_counter() - t0)
+    return sorted(times)[len(times) // 2]
+
+
 class Launcher:
+    """Calls one kernel over a grid. A launch whose programs cost less, run on one thread,
+    than handing ranges to the pool costs (`handoff_s`: waking parked threads and waiting
+    for them, ~40-100 us on a small VM) runs on this thread alone: Inductor's CPU kernels
+    of a small model are mostly such launches. The cost of a program is learnt from the
+    kernel's own launches (wall time, less the hand-off when the pool ran it)."""
+
     def __init__(self, address: int):
         self.fn = _ENTRY(address)
+        self.per_program: Optional[float] = None   # seconds of one program on one thread
+        self.measured_alone = False                # (else inferred from a pooled launch)
 
     def __call__(self, grid, argbuf, threads: Optional[int] = None) -> None:
         total = grid[0] * grid[1] * grid[2]
@@ -149,23 +178,44 @@ class Launcher:
         if total >= 1 << 31:
             raise ValueError(f"grid {grid} has more than 2**31 programs")
         n = min(threads or max_threads(), total)
-        ptr = ctypes.addressof(argbuf)
-        if n == 1:
-            self.fn(ptr, 0, total)
-            return
+        if n > 1 and threads is None and self.per_program is not None and n in _handoff:
+            alone, pooled_floor = self.per_program * total, _handoff[n] * n / (n - 1)
+            # Alone when T < T/n + hand-off; a pooled launch's estimate of T is rough, so
+            # one within a few hand-offs of the line is checked by one launch alone.
+            if alone < pooled_floor or (not self.measured_alone and alone < 4 * pooled_floor):
+                n = 1
+        calibrated = n in _handoff
+        t0 = time.perf_counter()
+        if n == 1 or not self._on_pool(n, argbuf, total):
+            self.fn(ctypes.addressof(argbuf), 0, total)
+            n = 1
+        wall = time.perf_counter() - t0
+        if n == 1:  # exact: replaces what pooled launches inferred
+            one = wall / total
+            self.per_program = (self.per_program + one) / 2 if self.measured_alone else one
+            self.measured_alone = True
+        elif calibrated and not self.measured_alone:
+            one = max(0.0, wall - _handoff[n]) * n / total
+            self.per_program = one if self.per_program is None else (self.per_program + one) / 2
+
+    def _on_pool(self, n: int, argbuf, total: int) -> bool:
+        """Run the programs on this thread and n - 1 workers; False if another thread's
+        launch holds the pool (nothing ran)."""
         lock = _pool_lock
-        if not lock.acquire(blocking=False):    # another thread's launch has the workers
-            self.fn(ptr, 0, total)
-            return
+        if not lock.acquire(blocking=False):
+            return False
         try:
             while len(_workers) < n - 1:
                 _workers.append(_Worker(len(_workers)))
+            if n not in _handoff:  # (once: the first pooled launch's time includes it)
+                _handoff[n] = _measure_handoff(n)
             # Every thread claims chunks of programs from one counter (module.py) rather
             # than a fixed share: on a core busy with other work a thread takes fewer, and
             # programs of uneven cost (causal attention) even out. ~8 chunks per thread.
             counter = ctypes.c_int32(0)
             argbuf[len(argbuf) - 2] = ctypes.addressof(counter)
             argbuf[len(argbuf) - 1] = max(1, total // (8 * n))
+            ptr = ctypes.addressof(argbuf)
             for i in range(1, n):
                 _workers[i - 1].start(self.fn, ptr, 0, total)
             self.fn(ptr, 0, total)
@@ -173,3 +223,4 @@ class Launcher:
                 _workers[i - 1].join()
         finally:
             lock.release()
+        return True
