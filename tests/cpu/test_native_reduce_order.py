@@ -93,3 +93,60 @@ def test_inductor_style_extrema_match_numpy(rng, cpu_path, dtype, combine, N):
     np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
     ok = ~np.isnan(want)
     np.testing.assert_array_equal(out[ok], want[ok])    # (0.0 == -0.0 here)
+
+
+@triton.jit
+def _or(a, b):
+    return a | b
+
+
+@triton.jit
+def _and(a, b):
+    return a & b
+
+
+@triton.jit
+def _xor(a, b):
+    return a ^ b
+
+
+@triton.jit
+def _flags(X, Out, M, N: tl.constexpr, BLOCK_N: tl.constexpr, XBLOCK: tl.constexpr,
+           OP: tl.constexpr, AXIS: tl.constexpr):
+    rows = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:, None]
+    cols = tl.arange(0, BLOCK_N)[None, :]
+    m = (rows < M) & (cols < N)
+    x = tl.load(X + rows * N + cols, mask=m, other=0.0)
+    flag = x > 0.5                              # an i1 block, as Inductor's `any` reduces
+    neutral = OP == 1
+    flag = tl.where(m, flag, neutral)
+    if OP == 0:
+        r = tl.reduce(flag, AXIS, _or)
+    elif OP == 1:
+        r = tl.reduce(flag, AXIS, _and)
+    else:
+        r = tl.reduce(flag, AXIS, _xor)
+    if AXIS == 1:
+        o = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+        tl.store(Out + o, r.to(tl.int8), mask=o < M)
+    else:
+        tl.store(Out + tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N), r.to(tl.int8))
+
+
+@pytest.mark.parametrize("op", [0, 1, 2])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("N,p", [(257, 0.999), (512, 0.5), (64, 0.001)])
+def test_flag_reductions_match_numpy(rng, cpu_path, op, axis, N, p):
+    # (reduced as bytes on the compiled path: i1 buffers kept the loops scalar)
+    M, XB = 24, 8
+    x = (rng.random((M, N)) < p).astype(np.float32) * rng.uniform(0.6, 1.0, (M, N))
+    block = triton.next_power_of_2(N)
+    out = np.zeros(M if axis == 1 else (M // XB) * block, np.int8)
+    _flags[(M // XB,)](x, out, M, N=N, BLOCK_N=block, XBLOCK=XB, OP=op, AXIS=axis)
+    f = x.reshape(M // XB, XB, N) > 0.5
+    red = {0: np.any, 1: np.all, 2: lambda a, axis: np.bitwise_xor.reduce(a, axis=axis)}[op]
+    if axis == 1:
+        np.testing.assert_array_equal(out.astype(bool), red(f, axis=2).reshape(M))
+    else:
+        got = out.reshape(M // XB, block)[:, :N].astype(bool)
+        np.testing.assert_array_equal(got, red(f, axis=1))
