@@ -291,3 +291,28 @@ def test_cheap_launches_stay_on_the_calling_thread(monkeypatch, native):
             want = want * np.float32(0.999) + np.float32(0.001)
         if n_iter < 10:
             np.testing.assert_allclose(out, np.tile(want, 8), rtol=1e-6)
+
+
+@triton.jit
+def _grid_barrier(count_ptr, ok_ptr, epoch, n_programs):
+    # Each program arrives, then waits (bounded) for all the others: only works if the
+    # programs run beside one another.
+    tl.atomic_add(count_ptr, 1)
+    seen = tl.atomic_add(count_ptr, 0)
+    spins = 0
+    while (seen < epoch * n_programs) & (spins < 20_000_000):
+        seen = tl.atomic_add(count_ptr, 0)
+        spins += 1
+    tl.store(ok_ptr + tl.program_id(0), (seen >= epoch * n_programs).to(tl.int32))
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
+def test_programs_that_wait_for_each_other_keep_the_pool(monkeypatch, native):
+    # Cheap, but each program waits for the other: never run alone on the calling thread.
+    monkeypatch.setenv("TRITON_CPU_MAX_THREADS", "2")
+    count = np.zeros(1, np.int32)
+    for epoch in range(1, 7):
+        ok = np.zeros(2, np.int32)
+        kernel = _grid_barrier[(2,)](count, ok, epoch, 2)
+        assert ok.tolist() == [1, 1], epoch
+    assert kernel.metadata.cpu_waits_on_others

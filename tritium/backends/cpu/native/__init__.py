@@ -26,7 +26,7 @@ __all__ = ["make_llir", "make_obj", "load", "NativeKernel", "Unsupported"]
 
 
 class NativeKernel:
-    def __init__(self, name: str, kinds, engine, sites=None):
+    def __init__(self, name: str, kinds, engine, sites=None, waits: bool = False):
         from .debug import Sites
         from .launcher import Launcher
         self.name = name
@@ -34,7 +34,7 @@ class NativeKernel:
         self.threads = 1 if self.sites.prints else None  # prints come out in program order
         self.kinds = kinds
         self.engine = engine
-        self.launch = Launcher(engine.address(name))
+        self.launch = Launcher(engine.address(name), always_pooled=waits)
 
     def run(self, grid, args) -> None:
         from .debug import launch_id
@@ -67,15 +67,22 @@ def make_llir(module, metadata, line_info: bool = False) -> str:
     from .module import lower_kernel
     from .prepare import for_host
     name = metadata["name"]
+    from ..evaluator import _needs_serial
     try:
-        llir, kinds, sites = lower_kernel(for_host(module), name, vector_bits(), line_info,
+        host = for_host(module)
+        llir, kinds, sites = lower_kernel(host, name, vector_bits(), line_info,
                                           x86=host_key().startswith("x86_64"))
+        func = next(op for op in host.regions[0].entry
+                    if op.name == "tt.func" and op.attr("sym_name") == name)
     except Exception as e:  # noqa: BLE001  (the evaluator can always run it)
         _fall_back(metadata, e)
         return ""
     metadata["cpu_arg_kinds"] = kinds
     metadata["cpu_print_sites"] = sites.prints
     metadata["cpu_assert_sites"] = sites.asserts
+    # Programs that wait in a loop on what others write (a grid barrier, a semaphore) need
+    # the others running beside them: such kernels always use the thread pool.
+    metadata["cpu_waits_on_others"] = _needs_serial(func, {})
     return llir
 
 
@@ -114,8 +121,10 @@ def load(obj: bytes, name: str, metadata) -> Optional[NativeKernel]:
         log.warning("kernel '%s' runs on the evaluator: its machine code calls %s, which "
                     "this process does not provide", name, ", ".join(missing))
         return None
-    return NativeKernel(name, kinds, engine_for(obj), Sites(metadata.get("cpu_print_sites") or (),
-                                                            metadata.get("cpu_assert_sites") or ()))
+    return NativeKernel(name, kinds, engine_for(obj),
+                        Sites(metadata.get("cpu_print_sites") or (),
+                              metadata.get("cpu_assert_sites") or ()),
+                        waits=bool(metadata.get("cpu_waits_on_others")))
 
 
 def host_asm(llir: str, obj: bytes = b"") -> str:

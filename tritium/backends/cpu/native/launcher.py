@@ -166,8 +166,9 @@ class Launcher:
     of a small model are mostly such launches. The cost of a program is learnt from the
     kernel's own launches (wall time, less the hand-off when the pool ran it)."""
 
-    def __init__(self, address: int):
+    def __init__(self, address: int, always_pooled: bool = False):
         self.fn = _ENTRY(address)
+        self.always_pooled = always_pooled          # its programs wait for one another
         self.per_program: Optional[float] = None   # seconds of one program on one thread
         self.measured_alone = False                # (else inferred from a pooled launch)
 
@@ -178,7 +179,8 @@ class Launcher:
         if total >= 1 << 31:
             raise ValueError(f"grid {grid} has more than 2**31 programs")
         n = min(threads or max_threads(), total)
-        if n > 1 and threads is None and self.per_program is not None and n in _handoff:
+        if n > 1 and threads is None and self.per_program is not None and n in _handoff \
+                and not self.always_pooled:
             alone, pooled_floor = self.per_program * total, _handoff[n] * n / (n - 1)
             # Alone when T < T/n + hand-off; a pooled launch's estimate of T is rough, so
             # one within a few hand-offs of the line is checked by one launch alone.
