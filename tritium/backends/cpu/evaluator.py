@@ -22,6 +22,8 @@ import numpy as np
 from tritium.ir.core import Block, Operation, Value
 from tritium.ir import types as T
 
+from .waits import waits_on_others
+
 Handler = Callable[..., object]
 FACTORIES: Dict[str, Callable[["PlanContext", Operation], Handler]] = {}
 
@@ -102,7 +104,7 @@ class FuncPlan:
         self.nslots = 0
         self.entry: Optional[BlockPlan] = None
         self.max_numel = 1
-        self.serial = False         # programs must run one at a time (see _needs_serial)
+        self.serial = False         # programs must run one at a time (see waits.py)
 
 
 class PlanContext:
@@ -170,7 +172,7 @@ class ModulePlan:
         pc = PlanContext(self, fp)
         fp.entry = pc.block_plan(func.regions[0].entry)
         fp.nslots = len(pc.slots)
-        fp.serial = fp.serial or _needs_serial(func, self.funcs)
+        fp.serial = fp.serial or waits_on_others(func, self.funcs)
         return fp
 
 
@@ -189,29 +191,6 @@ def invalidate(module: Operation) -> None:
     _MODULE_PLANS.pop(module, None)
 
 
-def _needs_serial(func: Operation, funcs: Dict[str, Operation]) -> bool:
-    """Spin loops on atomics or volatile loads (`while atomic_cas(lock, 0, 1) == 1: pass`)
-    wait for *another program* to get past the loop; in lock step that program never would.
-    Such kernels run one program at a time, as upstream's interpreter always does."""
-    for op in func.walk():
-        if op.name == "scf.while" and _synchronizes(op, funcs, set()):
-            return True
-    return False
-
-
-def _synchronizes(root: Operation, funcs: Dict[str, Operation], seen: set) -> bool:
-    for inner in root.walk():
-        if inner.name in ("tt.atomic_cas", "tt.atomic_rmw"):
-            return True
-        if inner.name == "tt.load" and inner.attr("isVolatile", False):
-            return True
-        if inner.name == "tt.call":
-            callee = funcs.get(inner.attr("callee"))
-            if callee is not None and callee not in seen:
-                seen.add(callee)
-                if _synchronizes(callee, funcs, seen):
-                    return True
-    return False
 
 
 _LOADED = False

@@ -67,7 +67,7 @@ def make_llir(module, metadata, line_info: bool = False) -> str:
     from .module import lower_kernel
     from .prepare import for_host
     name = metadata["name"]
-    from ..evaluator import _needs_serial
+    from ..waits import waits_on_others
     try:
         host = for_host(module)
         llir, kinds, sites = lower_kernel(host, name, vector_bits(), line_info,
@@ -82,7 +82,7 @@ def make_llir(module, metadata, line_info: bool = False) -> str:
     metadata["cpu_assert_sites"] = sites.asserts
     # Programs that wait in a loop on what others write (a grid barrier, a semaphore) need
     # the others running beside them: such kernels always use the thread pool.
-    metadata["cpu_waits_on_others"] = _needs_serial(func, {})
+    metadata["cpu_waits_on_others"] = waits_on_others(func, {})
     return llir
 
 
