@@ -191,8 +191,6 @@ def invalidate(module: Operation) -> None:
     _MODULE_PLANS.pop(module, None)
 
 
-
-
 _LOADED = False
 
 

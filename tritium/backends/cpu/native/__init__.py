@@ -27,7 +27,6 @@ __all__ = ["make_llir", "make_obj", "load", "NativeKernel", "Unsupported"]
 
 class NativeKernel:
     def __init__(self, name: str, kinds, engine, sites=None, waits: bool = False):
-        from .debug import Sites
         from .launcher import Launcher
         self.name = name
         self.sites = sites or Sites()
@@ -64,16 +63,14 @@ def make_llir(module, metadata, line_info: bool = False) -> str:
     The launcher's argument kinds and the print sites go into the metadata. `line_info`:
     a line table too (`!dbg`; the explain tool asks for it)."""
     from .jit import host_key, vector_bits
-    from .module import lower_kernel
+    from ..waits import waits_on_others
+    from .module import kernel_func, lower_kernel
     from .prepare import for_host
     name = metadata["name"]
-    from ..waits import waits_on_others
     try:
         host = for_host(module)
         llir, kinds, sites = lower_kernel(host, name, vector_bits(), line_info,
                                           x86=host_key().startswith("x86_64"))
-        func = next(op for op in host.regions[0].entry
-                    if op.name == "tt.func" and op.attr("sym_name") == name)
     except Exception as e:  # noqa: BLE001  (the evaluator can always run it)
         _fall_back(metadata, e)
         return ""
@@ -82,7 +79,7 @@ def make_llir(module, metadata, line_info: bool = False) -> str:
     metadata["cpu_assert_sites"] = sites.asserts
     # Programs that wait in a loop on what others write (a grid barrier, a semaphore) need
     # the others running beside them: such kernels always use the thread pool.
-    metadata["cpu_waits_on_others"] = waits_on_others(func, {})
+    metadata["cpu_waits_on_others"] = waits_on_others(kernel_func(host, name), {})
     return llir
 
 

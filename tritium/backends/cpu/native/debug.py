@@ -160,7 +160,6 @@ def _print(cx: Ctx, op):
           f"i32 {cx.pid[1]}, i32 {cx.pid[2]}, ptr {arr})")
 
 
-
 _ALL_PASS = 0x7FFFFFFF  # the first failing element's index when none failed
 
 

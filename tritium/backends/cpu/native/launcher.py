@@ -161,7 +161,7 @@ def _measure_handoff(n: int) -> float:
 
 class Launcher:
     """Calls one kernel over a grid. A launch whose programs cost less, run on one thread,
-    than handing ranges to the pool costs (`handoff_s`: waking parked threads and waiting
+    than handing ranges to the pool costs (`_handoff`: waking parked threads and waiting
     for them, ~40-100 us on a small VM) runs on this thread alone: Inductor's CPU kernels
     of a small model are mostly such launches. The cost of a program is learnt from the
     kernel's own launches (wall time, less the hand-off when the pool ran it)."""

@@ -33,6 +33,20 @@ def _in_precision(t: T.Type, compute):
     return lambda c, *args: rounded(c, t, compute(c, ty, *args))
 
 
+def _horner(c: Ctx, coefs, x: str) -> str:
+    """coefs[0] x^n + ... + coefs[n] in float, by fused multiply-adds."""
+    p = coefs[0]
+    for coef in coefs[1:]:
+        p = call_fintrinsic(c, "fma", "float", p, x, coef)
+    return p
+
+
+# e^r's Taylor polynomial, 1/7! ... 1
+_EXP_P = ("0x3EFA01A020000000", "0x3F2A01A020000000", "0x3F56C16C20000000",
+          "0x3F81111120000000", "0x3FA5555560000000", "0x3FC5555560000000",
+          "0x3FE0000000000000", "0x3FF0000000000000", "0x3FF0000000000000")
+
+
 def fast_expf(c: Ctx, x: str) -> str:
     """exp(x) in float within 2 ulp (the GPU's `ex2.approx` path is no closer), inline so
     the loop vectoriser keeps it in SIMD registers; `expf` from libm is a scalar call.
@@ -41,11 +55,7 @@ def fast_expf(c: Ctx, x: str) -> str:
     n = call_fintrinsic(c, "roundeven", "float", c.emit(f"fmul float {x}, 0x3FF7154760000000"))
     r = call_fintrinsic(c, "fma", "float", n, "0xBFE62E4000000000", x)
     r = call_fintrinsic(c, "fma", "float", n, "0xBEB7F7D1C0000000", r)
-    p = "0x3EFA01A020000000"                    # 1/7!
-    for coef in ("0x3F2A01A020000000", "0x3F56C16C20000000", "0x3F81111120000000",
-                 "0x3FA5555560000000", "0x3FC5555560000000", "0x3FE0000000000000",
-                 "0x3FF0000000000000", "0x3FF0000000000000"):
-        p = call_fintrinsic(c, "fma", "float", p, r, coef)
+    p = _horner(c, _EXP_P, r)
     ni = c.emit(f"fptosi float {call_fintrinsic(c, 'maxnum', 'float', n, '-1.600000e+02')} to i32")
     ni = c.emit(f"call i32 @llvm.smin.i32(i32 {ni}, i32 160)")
     c.declare("smin.i32", "declare i32 @llvm.smin.i32(i32, i32)")
@@ -74,9 +84,7 @@ def fast_tanhf(c: Ctx, x: str) -> str:
     |x| = 0.625, 1 - 2/(e^2|x| + 1) above, the sign copied back (so tanh(-0) = -0)."""
     ax = call_fintrinsic(c, "fabs", "float", x)
     z = c.emit(f"fmul float {ax}, {ax}")
-    p = _TANH_P[0]
-    for coef in _TANH_P[1:]:
-        p = call_fintrinsic(c, "fma", "float", p, z, coef)
+    p = _horner(c, _TANH_P, z)
     small = call_fintrinsic(c, "fma", "float", c.emit(f"fmul float {ax}, {z}"), p, ax)
     e = fast_expf(c, c.emit(f"fadd float {ax}, {ax}"))
     large = c.emit(f"fdiv float 2.0, {c.emit(f'fadd float {e}, 1.0')}")
@@ -95,13 +103,6 @@ _ERF_Q = ("0x3F149234E0000000", "0xBF4A3DC180000000", "0x3F75401DC0000000",
 _ERF_R = ("0x3FBE351020000000", "0xBFDDC46E80000000", "0x3FE1A860C0000000",
           "0xBFB78387A0000000", "0x3FD5CDD580000000", "0x3FD0C86360000000",
           "0x3FD233D8E0000000", "0xBF1D99B900000000")
-
-
-def _horner(c: Ctx, coefs, x: str) -> str:
-    p = coefs[0]
-    for coef in coefs[1:]:
-        p = call_fintrinsic(c, "fma", "float", p, x, coef)
-    return p
 
 
 def fast_erff(c: Ctx, x: str) -> str:

@@ -46,16 +46,22 @@ def _symbol(name: str) -> str:
 _ORDERED = {"tt.atomic_rmw", "tt.atomic_cas", "tt.print", "tt.elementwise_inline_asm"}
 
 
+def kernel_func(module, name: str):
+    """The `tt.func` named `name` in `module`."""
+    func = next((op for op in module.regions[0].entry
+                 if op.name == "tt.func" and op.attr("sym_name") == name), None)
+    if func is None:
+        raise KeyError(f"no tt.func named '{name}'")
+    return func
+
+
 def lower_kernel(module, name: str, vector_bits: int, line_info: bool = False,
                  x86: bool = True) -> Tuple[str, List[str], Sites]:
     """LLVM IR text of kernel `name`, its argument kinds and its print and assert sites. `line_info`
     tags each instruction with the kernel line of the op it came from (`!dbg`), which puts
     a line table in the object code (the explain tool's host-assembly pane) and changes no
     machine code. `x86`: the host has x86's streaming stores (stream.py)."""
-    func = next((op for op in module.regions[0].entry
-                 if op.name == "tt.func" and op.attr("sym_name") == name), None)
-    if func is None:
-        raise KeyError(f"no tt.func named '{name}'")
+    func = kernel_func(module, name)
     if any(o.name == "tt.call" for o in func.walk()):
         raise Unsupported("tt.call left after inlining (a recursive call)")
     kinds = arg_kinds(func)
