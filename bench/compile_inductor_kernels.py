@@ -10,7 +10,7 @@ Inductor's `_precompile_config` does (same signature, constants, attributes and 
 file order, so the first compile carries the process's warm-up as it does in Inductor.
 
     python bench/compile_inductor_kernels.py DIR [--upstream-python PY] [--arch 90]
-                                             [--profile N] [--heap 3]
+                                             [--profile N] [--heap 3] [--after pointwise]
 
 `--upstream-python` names an interpreter where `import triton` is upstream's (default:
 this one, for a machine where plain `import triton` is upstream's, as on the device).
@@ -45,7 +45,7 @@ def kernels(folder):
     return sorted((p, n) for n, p in found.items())
 
 
-def worker(side, folder, arch, profile, heap, fork=False, thread=False):
+def worker(side, folder, arch, profile, heap, fork=False, thread=False, after=()):
     import gc
     # Inductor's process holds millions of Python objects (FX graphs, torch's modules);
     # a full collection walks all of them, so a compiler that allocates many objects pays
@@ -96,6 +96,14 @@ def worker(side, folder, arch, profile, heap, fork=False, thread=False):
                     opts["enable_fp_fusion"] = cmeta["enable_fp_fusion"]
                 jobs.append((name, fn, cmeta, opts))
     target = GPUTarget("cuda", arch, 32)
+    if after:  # the process an Inductor first call compiles in: other models ran first
+        import torch
+        sys.path.insert(0, HERE)
+        import bench_clients
+        dev = "cuda" if torch.cuda.is_available() else "cpu"
+        for model in after:
+            efn, exs, _tol, _grad = bench_clients.build(model, dev, False)
+            torch.compile(efn, **bench_clients.COMPILE_KW.get(model, {}))(*exs)
     if fork:
         # Inductor's compile pool: a process that imported the compiler (and, for
         # tritium, ran compat_inductor.warm_up) forks its workers; compiles run there.
@@ -120,7 +128,7 @@ def worker(side, folder, arch, profile, heap, fork=False, thread=False):
     t_all = time.perf_counter()
     for name, fn, cmeta, opts in jobs:
         src = ASTSource(fn, cmeta["signature"], cmeta["constants"], cmeta["configs"][0])
-        t0 = time.perf_counter()
+        t0, c0, p0 = time.perf_counter(), time.thread_time(), time.process_time()
         if prof:
             prof.enable()
         if thread:  # Inductor's precompile runs compiles on a thread pool's threads
@@ -132,7 +140,10 @@ def worker(side, folder, arch, profile, heap, fork=False, thread=False):
         if prof:
             prof.disable()
         ms = (time.perf_counter() - t0) * 1e3
-        print(json.dumps({"kernel": name, "ms": ms, "warps": opts["num_warps"],
+        # CPU time of this thread and of the whole process (not ptxas, a child) over the
+        # compile: wall well above them means waiting; both near wall means slow work.
+        cpu = ((time.thread_time() - c0) * 1e3, (time.process_time() - p0) * 1e3)
+        print(json.dumps({"kernel": name, "ms": ms, "cpu_ms": cpu, "warps": opts["num_warps"],
                           "ptx_chars": len(k.asm.get("ptx", "")), "stages": dict(stage_ms)}),
               flush=True)
         stage_ms.clear()
@@ -158,6 +169,7 @@ def run(side, python, args):
                "--profile", str(args.profile if side == "tritium" else 0)]
         cmd += ["--fork"] if args.fork else []
         cmd += ["--thread"] if args.thread else []
+        cmd += ["--after", args.after] if args.after else []
         p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     rows = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
     if p.returncode:
@@ -181,15 +193,21 @@ def main():
     ap.add_argument("--thread", action="store_true",
                     help="call triton.compile from a thread, as Inductor's precompile does "
                          "(tritium then hands the compile to its worker processes)")
+    ap.add_argument("--after", default="",
+                    help="bench_clients.py models whose torch.compile first calls run in the "
+                         "process before the replay (on the GPU if there is one)")
     args = ap.parse_args()
     if args.worker:
-        worker(args.worker, args.folder, args.arch, args.profile, args.heap, args.fork, args.thread)
+        worker(args.worker, args.folder, args.arch, args.profile, args.heap, args.fork, args.thread,
+               [m for m in args.after.split(",") if m])
         return
     up = run("upstream", args.upstream_python, args)
     ours = run("tritium", sys.executable, args)
-    print(f"{'kernel':<72} {'warps':>5} {'upstream ms':>11} {'tritium ms':>10}")
+    print(f"{'kernel':<72} {'warps':>5} {'upstream ms':>11} {'tritium ms':>10}  "
+          "(cpu ms: thread/process, each side)")
     for u, t in zip(up[:-1], ours[:-1]):
         stages = " ".join(f"{k}:{v}" for k, v in t.get("stages", {}).items())
+        stages += "  cpu " + " ".join(f"{a:.0f}/{b:.0f}" for a, b in (u["cpu_ms"], t["cpu_ms"]))
         stages += f"  ptx chars {u['ptx_chars']} / {t['ptx_chars']}"
         print(f"{u['kernel'][:72]:<72} {u['warps']:>5} {u['ms']:11.1f} {t['ms']:10.1f}  {stages}")
     if up and ours:

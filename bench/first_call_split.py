@@ -6,7 +6,7 @@ that process, how many ran, their summed time and the wall time they covered (su
 = how many ran at once), and tritium's compile-worker hand-offs.
 
     python bench/first_call_split.py --models mm_autotune [--top 14] [--timeline]
-                                     [--after pointwise,softmax]
+                                     [--after pointwise,softmax] [--prof DIR]
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def _timeline(spans, gcs=()):
     return lines
 
 
-def worker(side, model, after=()):
+def worker(side, model, after=(), prof_dir=None):
     if side == "tritium":
         import tritium.compat
         tritium.compat.install()
@@ -116,10 +116,19 @@ def worker(side, model, after=()):
             gcs.append((gc_start.pop(threading.get_ident(), time.perf_counter()),
                         time.perf_counter(), info["generation"]))
     gc.callbacks.append(on_gc)
+    prof = None
+    if prof_dir:  # the whole first call under cProfile, for offline comparison of the sides
+        import cProfile
+        prof = cProfile.Profile()
+        prof.enable()
     t0 = time.perf_counter()
     cfn(*xs)
     torch.cuda.synchronize()
     first = time.perf_counter() - t0
+    if prof:
+        prof.disable()
+        os.makedirs(prof_dir, exist_ok=True)
+        prof.dump_stats(os.path.join(prof_dir, f"{side}_{model}.prof"))
     gc.callbacks.remove(on_gc)
     sections = {k: sum(v) - before.get(k, 0) for k, v in compilation_time_metrics.items()}
     row = {"first_s": first, "sections": sections, "compiles": len(spans),
@@ -141,12 +150,12 @@ def worker(side, model, after=()):
     print(json.dumps(row), flush=True)
 
 
-def run_side(side, model, after=""):
+def run_side(side, model, after="", prof_dir=""):
     with tempfile.TemporaryDirectory(prefix=f"first-split-{side}-") as tmp:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
                    TRITON_CACHE_DIR=os.path.join(tmp, "triton"))
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", side,
-                               "--models", model, "--after", after], env=env,
+                               "--models", model, "--after", after, "--prof", prof_dir], env=env,
                               capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         if line.startswith("{"):
@@ -161,14 +170,18 @@ def main():
     ap.add_argument("--timeline", action="store_true", help="every compile's start and end")
     ap.add_argument("--after", default="",
                     help="models whose first calls run before, in the same process")
+    ap.add_argument("--prof", default="",
+                    help="folder for each side's cProfile of the first call (SIDE_MODEL.prof); "
+                         "its times are inflated, so compare them between sides only")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     after = [m for m in args.after.split(",") if m]
     if args.worker:
-        worker(args.worker, args.models, after)
+        worker(args.worker, args.models, after, args.prof or None)
         return
     for model in args.models.split(","):
-        b, t = run_side("baseline", model, args.after), run_side("tritium", model, args.after)
+        b, t = (run_side("baseline", model, args.after, args.prof),
+                run_side("tritium", model, args.after, args.prof))
         for side, r in (("upstream", b), ("tritium", t)):
             if "error" in r:
                 print(f"{model} {side} FAILED:\n{r['error']}")

@@ -194,6 +194,37 @@ def test_libdevice_linked_only_when_needed(monkeypatch):
 
 
 @needs_libdevice
+@pytest.mark.parametrize("first,then", [("__nv_erff", "__nv_rsqrtf"), ("__nv_tanh", "__nv_log1pf"),
+                                        ("__nv_erff", "__nv_lgammaf")])
+def test_libdevice_parsed_once_for_common_functions(monkeypatch, first, then):
+    """A process parses libdevice once for the common math functions: a later kernel
+    needing another one is cut from what the first parse kept, and gets the same PTX as
+    from a fresh parse of the whole library. A rarer function (lgamma) parses again."""
+    def kernel(fn):
+        if fn.endswith("f"):
+            return ERF_KERNEL.replace("__nv_erff", fn).replace("@erf_kernel", "@k_" + fn[5:])
+        return (ERF_KERNEL.replace("__nv_erff", fn).replace("float", "double")
+                .replace("@erf_kernel", "@k_" + fn[5:]))
+
+    def parses():
+        return nvllvm.stats["libdevice_parses"]
+    for cache in ("_libdevice_bc", "_libdevice_common"):
+        monkeypatch.setattr(nvllvm, cache, {})
+    before = parses()
+    nvllvm.llir_to_ptx(kernel(first))
+    assert parses() == before + 1
+    got = nvllvm.llir_to_ptx(kernel(then))
+    assert parses() == before + 1 + (then not in nvllvm._COMMON)
+    # the same function from a fresh, whole-library parse
+    for cache in ("_libdevice_bc", "_libdevice_common"):
+        monkeypatch.setattr(nvllvm, cache, {})
+    monkeypatch.setattr(nvllvm, "_COMMON", frozenset())
+    want = nvllvm.llir_to_ptx(kernel(then))
+    assert got == want
+    assert then not in got and "call" not in got
+
+
+@needs_libdevice
 def test_unknown_libdevice_function():
     bad = ERF_KERNEL.replace("__nv_erff", "__nv_not_a_function")
     with pytest.raises(ValueError, match="__nv_not_a_function"):

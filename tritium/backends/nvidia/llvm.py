@@ -11,8 +11,10 @@ Speed notes (measured with llvmlite 0.50 / LLVM 22):
   libdevice function, a trimmed bitcode module holding just that function and
   what it calls; a kernel links only those. After the first use of a function
   a compile with libdevice costs about as much as one without.
-* Parsing libdevice.10.bc takes ~30 ms; it happens once per process per new
-  function set, never for kernels that call no `__nv_` function.
+* Parsing libdevice.10.bc takes ~30 ms (and trimming it ~10 ms more); it happens
+  once per process for the common math functions (`_COMMON`, kept as one small
+  bitcode module), once more per new set of rarer ones, and never for kernels that
+  call no `__nv_` function.
 """
 from __future__ import annotations
 
@@ -298,18 +300,46 @@ def _trim(llvm, module, keep: Iterable[str], tm) -> None:
     mpm.run(module, pb)
 
 
-def _libdevice_modules(llvm, names: List[str], path: str, tm, data_layout: str) -> List[bytes]:
-    missing = [n for n in names if (path, n) not in _libdevice_bc]
-    if missing:
-        full = llvm.parse_bitcode(_read_libdevice(path))
+# The libdevice functions Inductor's and Triton's math reach for, float and double: the
+# first kernel of a process that needs any of them parses libdevice once and keeps these
+# (90 kB of bitcode, 3-5 ms to parse); each later new function is cut from that instead of
+# from a fresh 28 ms parse of the whole library (+10 ms to trim it). A torch.compile first
+# call of a small model paid that 40 ms (80-100 on the GPU host) for every new function.
+_COMMON_BASES = (
+    "rsqrt sqrt pow powi trunc floor ceil round rint nearbyint llrint tanh fast_tanh tan sinh "
+    "cosh exp exp2 expm1 log log2 log10 log1p ldexp ilogb isnan isinf finite signbit copysign "
+    "nextafter atan atan2 asin acos asinh acosh atanh sin cos hypot fmod erf erfc erfinv fabs "
+    "fmin fmax fma").split()
+_COMMON = frozenset(f"__nv_{b}{s}" for b in _COMMON_BASES for s in ("f", ""))
+_libdevice_common: Dict[str, bytes] = {}    # path -> bitcode of the _COMMON functions it defines
+
+
+def _libdevice_source(llvm, path: str, missing: List[str], tm, data_layout: str):
+    """A parsed module defining every name in `missing` (and maybe more)."""
+    common = _libdevice_common.get(path)
+    if common is not None and all(n in _COMMON for n in missing):
+        module = llvm.parse_bitcode(common)
+    else:
+        module = llvm.parse_bitcode(_read_libdevice(path))
         stats["libdevice_parses"] += 1
-        full.triple = TRIPLE
-        full.data_layout = data_layout
+        module.triple = TRIPLE
+        module.data_layout = data_layout
         defined = _libdevice_defined.setdefault(
-            path, {f.name for f in full.functions if not f.is_declaration})
+            path, {f.name for f in module.functions if not f.is_declaration})
         unknown = [n for n in missing if n not in defined]
         if unknown:
             raise ValueError(f"not in libdevice ({path}): {', '.join(unknown)}")
+        if common is None:
+            _trim(llvm, module, (_COMMON & defined).union(missing), tm)
+            if all(n in _COMMON for n in missing):
+                _libdevice_common[path] = module.as_bitcode()
+    return module
+
+
+def _libdevice_modules(llvm, names: List[str], path: str, tm, data_layout: str) -> List[bytes]:
+    missing = [n for n in names if (path, n) not in _libdevice_bc]
+    if missing:
+        full = _libdevice_source(llvm, path, missing, tm, data_layout)
         _trim(llvm, full, missing, tm)
         if len(missing) == 1:
             _libdevice_bc[(path, missing[0])] = _pin_special_value_fmas(llvm, full)
