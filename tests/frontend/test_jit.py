@@ -426,3 +426,40 @@ def test_tensor_passed_to_a_constexpr_parameter_stays_a_tensor():
     _tensor_into_constexpr_param[(2,)](x, y, 5, BLOCK=16)
     rows = np.arange(32)[:, None]
     np.testing.assert_allclose(y, np.where(rows >= 5, x * 3.0, 0.0), rtol=1e-6)
+
+
+def test_a_copy_leaves_the_parsed_tree_behind_and_still_compiles(rng):
+    """Inductor deep-copies every kernel's autotuner, JITFunction included, for its graph
+    cache: the parsed tree (a cache of the source) stays behind and is rebuilt on demand."""
+    import ast
+    import copy
+    import pickle
+
+    @triton.jit
+    def add_one(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1, mask=mask)
+
+    tree = add_one.parse()
+    # what Inductor's prepare_for_pickle clears first (modules do not copy), put back after
+    held = ("fn", "__globals__", "used_global_vals")
+    saved = [getattr(add_one, a) for a in held]
+    for a in held:
+        setattr(add_one, a, None)
+    memo = {}
+    dup = copy.deepcopy(add_one, memo)
+    state = pickle.loads(pickle.dumps(add_one))
+    for a, v in zip(held, saved):
+        setattr(add_one, a, v)
+        setattr(dup, a, v)
+    assert not any(isinstance(o, ast.AST) for o in memo.values())
+    assert "_parsed" in vars(add_one) and "_parsed" not in vars(dup)
+    assert add_one.parse() is tree
+    assert ast.dump(dup.parse()) == ast.dump(tree)
+    assert dup.cache_key == add_one.cache_key
+    assert "_parsed" not in vars(state) and state.src == add_one.src
+    x = rng.standard_normal(300).astype(np.float32)
+    y = np.full(300, np.nan, np.float32)
+    dup[(3,)](x, y, 300, BLOCK=128)
+    np.testing.assert_array_equal(y, x + 1)
