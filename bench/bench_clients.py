@@ -131,8 +131,11 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
         origin = "tritium" if side == "tritium" else "C++"
     print(json.dumps({"side": side, "device": dev, "backend": origin}), flush=True)
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
+    spans = compile_spans() if dev == "cuda" else None
     for name in models:
         row = {"model": name}
+        if spans is not None:
+            del spans[:]
         try:
             torch.manual_seed(0)
             fn, cfn, inputs, tol, grad = compiled(name, dev, quick)
@@ -149,6 +152,11 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
                 out = step(cfn)
                 sync()
                 row["first_s"] = time.perf_counter() - t0
+                if spans is not None:
+                    # the Triton compiler's own share of the first call: wall time while a
+                    # triton.compile ran in this process (not the compiles Inductor's worker
+                    # processes ran; their results load here through triton.compile too)
+                    row["compile_s"] = covered(list(spans))
                 ref = step(fn)
                 outs = out if isinstance(out, tuple) else (out,)
                 refs = ref if isinstance(ref, tuple) else (ref,)
@@ -162,6 +170,37 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
         except Exception as e:  # noqa: BLE001  (one model's failure is a row, not the end)
             row["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:120] if str(e).strip() else ''}"
         print(json.dumps(row), flush=True)
+
+
+def compile_spans() -> list:
+    """(start, end) of every `triton.compile` from now on in this process, any thread."""
+    import threading
+    import triton
+    spans, real, lock = [], triton.compile, threading.Lock()
+
+    def timed(*a, **k):
+        t0 = time.perf_counter()
+        try:
+            return real(*a, **k)
+        finally:
+            with lock:
+                spans.append((t0, time.perf_counter()))
+    timed.__wrapped__ = real
+    triton.compile = timed
+    return spans
+
+
+def covered(spans) -> float:
+    """Wall time inside at least one of the (start, end) spans."""
+    tot, end = 0.0, None
+    for a, b in sorted(spans):
+        if end is None or a > end:
+            tot += b - a
+            end = b
+        elif b > end:
+            tot += b - end
+            end = b
+    return tot
 
 
 def steady_ms(step, sync, iters, rounds=5):
@@ -370,7 +409,7 @@ def merge(runs):
             continue
         row = {"model": name, "ok": all(g["ok"] for g in got), "err": max(g["err"] for g in got),
                "runs_first_s": [g["first_s"] for g in got]}
-        for key in ("first_s", "steady_ms", "device_us"):
+        for key in ("first_s", "compile_s", "steady_ms", "device_us"):
             vals = [g[key] for g in got if g.get(key) is not None]
             # steady: the best process. Both sides launch Inductor's kernels through torch's
             # own static launcher, so the loop runs the same code; what differs between
@@ -389,8 +428,8 @@ def table(base, ours, names, title, first) -> None:
           f" (first = {first}, s; steady = ms per call in a loop)")
     width = max([12] + [len(n) for n in names])
     hdr = (f"{'model':<{width}} | {bname + ' first':>14} {'steady':>9} {'gpu µs':>8} | "
-           f"{'tritium first':>14} {'steady':>9} {'gpu µs':>8} | {'first x':>7} {'steady x':>8} "
-           f"{'gpu x':>6} | check")
+           f"{'tritium first':>14} {'steady':>9} {'gpu µs':>8} | {'first x':>7} {'comp x':>6} "
+           f"{'steady x':>8} {'gpu x':>6} | check")
     print(hdr)
     print("-" * len(hdr))
     for name in names:
@@ -402,16 +441,19 @@ def table(base, ours, names, title, first) -> None:
         sx = f"{b['steady_ms'] / t['steady_ms']:.2f}" if both else "-"
         gx = f"{b['device_us'] / t['device_us']:.2f}" if both and b.get("device_us") and \
             t.get("device_us") else "-"
+        cx = f"{b['compile_s'] / t['compile_s']:.2f}" if both and b.get("compile_s") and \
+            t.get("compile_s") else "-"
         check = tcheck if bcheck == "ok" else f"{bname}: {bcheck}; tritium: {tcheck}"
         if both and "runs_first_s" in b and "runs_first_s" in t:
             check += "  first x per run " + " ".join(
                 f"{x / y:.2f}" for x, y in zip(b["runs_first_s"], t["runs_first_s"]))
         print(f"{name:<{width}} | {bf:>14} {bs:>9} {bd:>8} | {tf:>14} {ts:>9} {td:>8} | "
-              f"{fx:>7} {sx:>8} {gx:>6} | {check}")
+              f"{fx:>7} {cx:>6} {sx:>8} {gx:>6} | {check}")
     runs = f"medians of {base['repeat']} runs per side (steady: the best run), " \
         if base.get("repeat") else ""
     print(f"(x = {bname} time / tritium time: above 1 means tritium is faster; "
-          f"{runs}whole runs {base['wall']:.0f} s vs {ours['wall']:.0f} s)")
+          f"{runs}whole runs {base['wall']:.0f} s vs {ours['wall']:.0f} s; comp = wall time "
+          f"inside triton.compile during the first call, in the calling process)")
 
 
 if __name__ == "__main__":

@@ -25,17 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-
-def _covered(spans):
-    tot, end = 0.0, None
-    for a, b in sorted(spans):
-        if end is None or a > end:
-            tot += b - a
-            end = b
-        elif b > end:
-            tot += b - end
-            end = b
-    return tot
+from bench_clients import covered  # noqa: E402
 
 
 def _timeline(spans, gcs=()):
@@ -133,7 +123,7 @@ def worker(side, model, after=(), prof_dir=None):
     sections = {k: sum(v) - before.get(k, 0) for k, v in compilation_time_metrics.items()}
     row = {"first_s": first, "sections": sections, "compiles": len(spans),
            "compile_sum_s": sum(sp[1] - sp[0] for sp in spans),
-           "compile_covered_s": _covered([sp[:2] for sp in spans]),
+           "compile_covered_s": covered([sp[:2] for sp in spans]),
            "gc_s": sum(e - a for a, e, _g in gcs),
            "full_gcs": f"{sum(g == 2 for *_, g in gcs)} ({sum(e - a for a, e, g in gcs if g == 2):.3f} s)",
            "timeline": _timeline(spans, gcs)}
