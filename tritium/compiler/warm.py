@@ -2,9 +2,10 @@
 
 A fresh process's first GPU compile costs 0.1-0.3 s more than its second: importing the
 stages' modules (a few hundred files, from source where no bytecode was written), starting
-LLVM, reading the backend entry points, hashing tritium's sources for the cache key and
-asking ptxas its version. A process that will fork compile workers (tritium's own zygote,
-Inductor's compile-pool parent) does it once before forking, so every worker starts warm.
+LLVM, parsing libdevice, reading the backend entry points, hashing tritium's sources for
+the cache key and asking ptxas its version. A process that will fork compile workers
+(tritium's own zygote, Inductor's compile-pool parent) does it once before forking, so
+every worker starts warm.
 
 Nothing here touches the CUDA driver: a process that forks must not have initialised it.
 """
@@ -25,6 +26,7 @@ def warm_up() -> None:
         from ..backends import backends  # noqa: F401  (entry points, read once per process)
         cache.tritium_key()
         llvm._llvm()
+        llvm.warm_libdevice()
         # What the backend hash asks of the installation, both cached per process: ptxas's
         # version (a subprocess) and llvmlite's (package metadata, read by the email parser).
         toolchain.tool_version(toolchain.find_ptxas())

@@ -336,6 +336,32 @@ def _libdevice_source(llvm, path: str, missing: List[str], tm, data_layout: str)
     return module
 
 
+def warm_libdevice() -> None:
+    """Parse libdevice now and keep its common functions (`_COMMON`): for a process that
+    forks compile workers, which would each parse it again at their first math function
+    (Inductor's pool of 16 hands consecutive kernels to different workers)."""
+    path = find_libdevice()
+    if path is None or path in _libdevice_common:
+        return
+    llvm = _llvm()
+    with _lock:
+        tm = _target_machine("sm_90a", choose_ptx_version("sm_90a", None)[0])
+        _libdevice_source(llvm, path, [], tm, str(tm.target_data))
+    # LLVM's first optimisation and code generation of a process also set up state of
+    # their own (20-30 ms more than later ones): done here on a one-line kernel.
+    llir_to_ptx(_WARM_KERNEL)
+
+
+_WARM_KERNEL = """declare float @__nv_erff(float)
+define ptx_kernel void @tritium_warm(ptr addrspace(1) %p) {
+  %v = load float, ptr addrspace(1) %p
+  %e = call float @__nv_erff(float %v)
+  store float %e, ptr addrspace(1) %p
+  ret void
+}
+"""
+
+
 def _libdevice_modules(llvm, names: List[str], path: str, tm, data_layout: str) -> List[bytes]:
     missing = [n for n in names if (path, n) not in _libdevice_bc]
     if missing:
