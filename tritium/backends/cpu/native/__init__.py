@@ -27,22 +27,27 @@ __all__ = ["make_llir", "make_obj", "load", "NativeKernel", "Unsupported"]
 
 class NativeKernel:
     def __init__(self, name: str, kinds, engine, sites=None, waits: bool = False):
-        from .launcher import Launcher
+        from .launcher import Launcher, Packer
         self.name = name
         self.sites = sites or Sites()
         self.threads = 1 if self.sites.prints else None  # prints come out in program order
         self.kinds = kinds
         self.engine = engine
         self.launch = Launcher(engine.address(name), always_pooled=waits)
+        self.pack = Packer(kinds)
 
     def run(self, grid, args) -> None:
-        from .debug import launch_id
-        from .launcher import pack
+        """Run over `grid`; raises `launcher.OffHost` before running anything when an
+        argument is a tensor on another device."""
         if len(args) != len(self.kinds):
             raise TypeError(f"kernel '{self.name}' takes {len(self.kinds)} runtime arguments, "
                             f"got {len(args)}")
+        if not self.sites:
+            self.launch(grid, self.pack(grid, args), self.threads)
+            return
+        from .debug import launch_id
         with launch_id(self.sites, self.name) as lid:
-            self.launch(grid, pack(self.kinds, grid, args, lid), self.threads)
+            self.launch(grid, self.pack(grid, args, lid), self.threads)
 
 
 def _fall_back(metadata, e: Exception) -> None:
