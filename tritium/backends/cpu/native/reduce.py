@@ -68,6 +68,23 @@ def _order_free(op) -> bool:
                                               _is_select_extremum(op))
 
 
+# Combines whose partials may be folded as a tree of neighbours with the same bits as the
+# sequential fold: integer ops, and floats' maximumf/minimumf (NaN wins, -0.0 < 0.0).
+# Inductor's max2/min2 (`_is_select_extremum`) too: a tie keeps the second operand, so
+# both folds keep the highest lane among equal values, and a NaN first operand, so both
+# keep the lowest NaN lane (each combine's first operand covers lower lanes). Not addf/mulf
+# (their `reassoc` already lets LLVM pick an order) nor maxnumf/minnumf (either zero of a
+# -0.0/0.0 tie).
+_EXACT_TREE = {"arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "arith.maxui",
+               "arith.minui", "arith.andi", "arith.ori", "arith.xori", "arith.maximumf",
+               "arith.minimumf"}
+
+
+def _exact_tree(op) -> bool:
+    return _single_op(op) in _EXACT_TREE or (len(op.operands) == 1 and
+                                             _is_select_extremum(op))
+
+
 def _single_op(op):
     region = op.regions[0].entry
     body = [o for o in region if o.name not in ("tt.reduce.return", "tt.scan.return")]
@@ -148,8 +165,9 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
     K = shape[axis]
     lanes = max(4, cx.vector_bits // 32)
     last = axis == len(shape) - 1
-    if last and K % lanes == 0 and K >= 2 * lanes and _order_free(op):
-        _lane_partials(cx, combine, ins[0], ts[0], shape, oshape, lanes, lambda o: slot(0, o))
+    if last and K >= 2 * lanes and _order_free(op):
+        _lane_partials(cx, combine, ins[0], ts[0], shape, oshape, lanes, lambda o: slot(0, o),
+                       tree=_exact_tree(op))
     elif K > 1:
         start = [0] * len(shape)
         start[axis] = 1
@@ -162,11 +180,16 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
             cx.vals[r] = TV(oshape, t, buf=b)
 
 
-def _lane_partials(cx: Ctx, combine, x, t, shape, oshape, lanes, slot) -> None:
+def _lane_partials(cx: Ctx, combine, x, t, shape, oshape, lanes, slot,
+                   tree: bool = False) -> None:
     """Reduce the last axis in `lanes` independent partial results (chunk c combines element
-    c*lanes + l into partial l, a plain elementwise loop that vectorises), then fold the
-    partials. Only for combines whose result does not depend on the order."""
+    c*lanes + l into partial l, a plain elementwise loop that vectorises; the K % lanes
+    elements past the last whole chunk go into the first partials), then fold the
+    partials, in halves with `tree` (a chain of `lanes` dependent combines otherwise). Only
+    for combines whose result does not depend on the order; `tree` only for those whose
+    result is also the same bits in any order (see `_EXACT_TREE`)."""
     K = shape[-1]
+    whole, rem = divmod(K, lanes)
     ty = lty(t)
     outer = list(shape[:-1]) or [1]
     part = cx.new_buf(outer + [lanes], t)
@@ -185,8 +208,23 @@ def _lane_partials(cx: Ctx, combine, x, t, shape, oshape, lanes, slot) -> None:
                 new = combine([acc], [x.at(cx, o + [k])])[0]
                 cx.store_buf(part, pshape, t, po + l, new)
             cx.loops([lanes], lane)
-        cx.loops([K // lanes], chunk, start=[1], vectorize=False)
+        cx.loops([whole], chunk, start=[1], vectorize=False)
+        if rem:
+            def tail(l):
+                k = cx.emit(f"add nuw nsw i32 {l[0]}, {whole * lanes}")
+                acc = cx.load_buf(TV(pshape, t, buf=part), po + l)
+                cx.store_buf(part, pshape, t, po + l, combine([acc], [x.at(cx, o + [k])])[0])
+            cx.loops([rem], tail)
         p = slot(o)
+        if tree:
+            # neighbours paired, the lower as the combine's first operand, as in the
+            # sequential fold (pairing l with l + lanes/2 instead let max2 keep another
+            # NaN); straight-line: loops of 8, 4, 2 and 1 trips ran slower than the chain
+            vals = [cx.load_buf(TV(pshape, t, buf=part), po + [str(i)]) for i in range(lanes)]
+            while len(vals) > 1:
+                vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
+            cx.do(f"store {ty} {vals[0]}, ptr {p}")
+            return
         cx.do(f"store {ty} {cx.load_buf(TV(pshape, t, buf=part), po + ['0'])}, ptr {p}")
 
         def fold(l):
