@@ -190,6 +190,7 @@ class Ctx:
         self.known_true: set = set()    # ids of mask TVs known to be all true here
         self._vectorize = True
         self._interleave = 0
+        self._width = 0                 # a narrower vector width for the loops being made
         self.libm_calls = 0             # calls into libm emitted so far (see libm_call)
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.assert_sites: list = []    # tt.assert call sites (debug.py)
@@ -248,6 +249,8 @@ class Ctx:
             # No full unrolling before the vectoriser sees the loop: a 32-trip masked loop
             # unrolled first becomes 32 scalar branches instead of 2 masked SIMD loads.
             w = max(4, self.vector_bits // 32)
+            if self._width:   # (a loop over fewer elements than one register holds)
+                w = max(4, min(w, self._width))
             hints = [f'!{{!"llvm.loop.vectorize.width", i32 {w}}}',
                      '!{!"llvm.loop.unroll.disable"}']
             if interleave:
@@ -398,16 +401,16 @@ class Ctx:
         self.pending = [tv for tv in self.pending if tv.buf is None]
 
     def loops(self, shape, body: Callable[[List[str]], None], *, start=None,
-              vectorize: bool = True, interleave: int = 0) -> None:
+              vectorize: bool = True, interleave: int = 0, width: int = 0) -> None:
         """A loop nest over `shape` (row-major order, innermost dim last), `body(idx)`.
         `start` gives a per-dimension first index (default 0). `vectorize=False` keeps the
         innermost loop scalar (loops that carry a value from one iteration to the next:
         LLVM 22 miscompiles some vectorised min/max reductions into endless loops)."""
         self.memo.append({})
-        saved = self._vectorize, self._interleave
-        self._vectorize, self._interleave = vectorize, interleave
+        saved = self._vectorize, self._interleave, self._width
+        self._vectorize, self._interleave, self._width = vectorize, interleave, width
         self._nest(list(shape), 0, [], body, start or [0] * len(shape))
-        self._vectorize, self._interleave = saved
+        self._vectorize, self._interleave, self._width = saved
         self.memo.pop()
 
     def _nest(self, shape, d, idx, body, start) -> None:

@@ -165,7 +165,10 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
     K = shape[axis]
     lanes = max(4, cx.vector_bits // 32)
     last = axis == len(shape) - 1
-    if last and K >= 2 * lanes and _order_free(op):
+    if last and K >= 2 * lanes and _order_free(op) and _reads_columns(cx, op):
+        _column_partials(cx, combine, ins[0], ts[0], shape, lanes, lambda o: slot(0, o),
+                         tree=_exact_tree(op))
+    elif last and K >= 2 * lanes and _order_free(op):
         _lane_partials(cx, combine, ins[0], ts[0], shape, oshape, lanes, lambda o: slot(0, o),
                        tree=_exact_tree(op))
     elif K > 1:
@@ -233,6 +236,78 @@ def _lane_partials(cx: Ctx, combine, x, t, shape, oshape, lanes, slot,
             cx.do(f"store {ty} {combine([acc], [cur])[0]}, ptr {p}")
         cx.loops([lanes], fold, start=[1], vectorize=False)
     cx.loops(outer, row, vectorize=False)
+
+
+_THROUGH = {"arith.select", "tt.broadcast", "tt.splat", "arith.constant", "tt.expand_dims",
+            "tt.make_range"}
+
+
+def _reads_columns(cx: Ctx, op) -> bool:
+    """Whether a 2-D reduction along its last axis reads memory consecutive down the other
+    axis and strided along the reduced one (Inductor's sums over dim 0: `x0 + 261*r0`):
+    every load its operand is computed from (elementwise) has that pointer."""
+    t = op.operand(0).type
+    if len(op.operands) != 1 or not isinstance(t, T.TensorType) or len(t.shape) != 2 \
+            or t.shape[0] < 4 or cx.func is None:
+        return False
+    from ....ir.ops import lookup
+    loads, stack, seen = [], [op.operand(0)], set()
+    while stack:
+        v = stack.pop()
+        d = getattr(v, "op", None)
+        if d is None or len(seen) > 64:
+            return False
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        if d.name == "tt.load":
+            loads.append(d)
+        elif d.name in _THROUGH or ("Elementwise" in lookup(d.name).traits and not d.regions):
+            stack.extend(x for x in d.operands if isinstance(x.type, T.TensorType))
+        else:
+            return False
+    info = cx.axis_info()
+    return bool(loads) and all(
+        info.get(ld.operand(0)).contiguity[0] >= min(4, t.shape[0])
+        and info.get(ld.operand(0)).contiguity[1] == 1 for ld in loads)
+
+
+def _column_partials(cx: Ctx, combine, x, t, shape, lanes, slot, tree: bool) -> None:
+    """`_lane_partials`' order of combines (partial l of row o takes elements l, l + lanes,
+    ... of the row), with the rows innermost: the partials are kept transposed, [lane, row],
+    so a step over all rows is one SIMD op on consecutive memory where the operand's rows
+    are consecutive (column sums) and the row-wise order would gather every element."""
+    X, K = shape
+    whole, rem = divmod(K, lanes)
+    ps = [lanes, X]
+    part = cx.new_buf(ps, t)
+    # Rows fewer than a register holds: a narrower vector, unmasked (a masked store of a
+    # partial, read back a chunk later, does not forward: 2x slower than gathering rows)
+    w = 1 << (min(X, lanes).bit_length() - 1)
+    cx.loops(ps, lambda lo: cx.store_buf(part, ps, t, lo, x.at(cx, [lo[1], lo[0]])), width=w)
+
+    def add(lo, base):
+        k = cx.emit(f"add nuw nsw i32 {lo[0]}, {base}") if base != "0" else lo[0]
+        acc = cx.load_buf(TV(ps, t, buf=part), lo)
+        cx.store_buf(part, ps, t, lo, combine([acc], [x.at(cx, [lo[1], k])])[0])
+
+    cx.loops([whole], lambda c: cx.loops(ps, lambda lo: add(
+        lo, cx.emit(f"mul nuw nsw i32 {c[0]}, {lanes}")), width=w), start=[1], vectorize=False)
+    if rem:
+        cx.loops([rem, X], lambda lo: add(lo, str(whole * lanes)), width=w)
+
+    def fold(o):
+        vals = [cx.load_buf(TV(ps, t, buf=part), [str(i), o[0]]) for i in range(lanes)]
+        if tree:   # (as `_lane_partials`: neighbours, the lower first)
+            while len(vals) > 1:
+                vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
+        else:
+            acc = vals[0]
+            for v in vals[1:]:
+                acc = combine([acc], [v])[0]
+            vals = [acc]
+        cx.do(f"store {lty(t)} {vals[0]}, ptr {slot(o)}")
+    cx.loops([X], fold, width=w)
 
 
 @lowers("tt.scan")
