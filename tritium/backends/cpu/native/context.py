@@ -82,6 +82,12 @@ def lty(t: T.Type) -> str:
     raise Unsupported(f"type {t}")
 
 
+def buf_ty(t: T.Type) -> str:
+    """LLVM type of an element in a stack buffer (Ctx.new_buf): i1 is kept as i8."""
+    ty = lty(t)
+    return "i8" if ty == "i1" else ty
+
+
 def mem_ty(t: T.Type) -> str:
     """LLVM type of an element in user memory."""
     t = elem(t)
@@ -345,23 +351,29 @@ class Ctx:
             acc = self.emit(f"add nuw nsw i32 {acc}, {t}")
         return acc
 
+    # Buffers hold i1 as i8 (0 or 1): LLVM keeps loops over i1 memory scalar, and a masked
+    # SIMD op reading an i1 buffer built its mask a byte at a time (~80 instructions per
+    # 16 lanes); bytes are one vector load and a compare.
     def new_buf(self, tv_or_shape, t: T.Type = None) -> str:
         if isinstance(tv_or_shape, TV):
             shape, t = tv_or_shape.shape, tv_or_shape.t
         else:
             shape = tv_or_shape
-        return self.alloca(lty(t), math.prod(shape))
+        return self.alloca(buf_ty(t), math.prod(shape))
 
     def load_buf(self, tv: TV, idx) -> str:
-        ty = lty(tv.t)
+        ty = buf_ty(tv.t)
         lin = self.linear(tv.shape, idx)
         p = self.emit(f"getelementptr inbounds {ty}, ptr {tv.buf}, i32 {lin}")
-        return self.emit(f"load {ty}, ptr {p}")
+        v = self.emit(f"load {ty}, ptr {p}")
+        return self.emit(f"trunc i8 {v} to i1") if ty != lty(tv.t) else v
 
     def store_buf(self, buf: str, shape, t: T.Type, idx, val: str) -> None:
-        ty = lty(t)
+        ty = buf_ty(t)
         lin = self.linear(shape, idx)
         p = self.emit(f"getelementptr inbounds {ty}, ptr {buf}, i32 {lin}")
+        if ty != lty(t):
+            val = self.emit(f"zext i1 {val} to i8")
         self.do(f"store {ty} {val}, ptr {p}")
 
     def materialize(self, tv: TV, buf: Optional[str] = None) -> TV:

@@ -9,6 +9,8 @@ a tree order, like the GPU's, rather than the evaluator's pairwise one.
 """
 from __future__ import annotations
 
+import math
+
 from ....ir import types as T
 from .context import TV, Ctx, lowers, lty
 
@@ -136,7 +138,7 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
     shape = list(op.operand(0).type.shape)
     oshape = shape[:axis] + shape[axis + 1:]
     scalar = not oshape
-    bufs = [cx.alloca(lty(t)) if scalar else cx.new_buf(oshape, t) for t in ts]
+    bufs = [cx.alloca(lty(t), 1 if scalar else math.prod(oshape)) for t in ts]
     pshape = oshape or [1]
 
     def slot(i, o):
@@ -179,6 +181,9 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
     for r, t, b in zip(op.results, ts, bufs):
         if scalar:
             cx.vals[r] = cx.emit(f"load {lty(t)}, ptr {b}")
+        elif lty(t) == "i1":  # (the slots above hold i1 itself, buffers hold bytes)
+            cx.vals[r] = TV(oshape, t, pw=True, fn=lambda c, idx, b=b: c.emit(
+                f"load i1, ptr {c.emit(f'getelementptr inbounds i1, ptr {b}, i32 {c.linear(oshape, idx)}')}"))
         else:
             cx.vals[r] = TV(oshape, t, buf=b)
 
