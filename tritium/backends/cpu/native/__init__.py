@@ -9,8 +9,10 @@ does not recompile. `load` turns the object file into a `NativeKernel` the launc
 
 Files: `context.py` (the framework: lazy tensor values, loop nests, materialisation),
 one file per op family (`arith`, `mathops`, `shape`, `memory`, `reduce`, `dot`, `control`),
-`module.py` (the kernel function and its program loop), `jit.py` (llvmlite), `launcher.py`
-(argument packing, the thread pool).
+`module.py` (the kernel function and its program loop), `prepare.py` + `lanes.py` (the TTIR
+the lowering sees: rewrites, and padded block dimensions cut to the lanes anything
+observes), `jit.py` (llvmlite), `launcher.py` (argument packing by a per-kernel `Packer`,
+the thread pool).
 """
 from __future__ import annotations
 

@@ -7,6 +7,11 @@ The pool is a few parked threads, each woken through a lock of its own: handing 
 ~10 us on an idle many-core machine, but ~100 us on a 2-core VM (each wake-up ~20 us there).
 A launch whose programs would finish sooner on the calling thread alone than through the
 pool runs there (`Launcher`).
+
+Inductor launches small kernels back to back, so the Python around the ctypes call counts:
+each kernel packs its arguments through a `Packer` made once for its argument kinds, and
+the knobs a launch reads are cached (`launch_knobs.py`): an Inductor-style launch of a
+one-program kernel went from ~18.6 to ~5.6 us on this 2-core VM.
 """
 from __future__ import annotations
 
@@ -148,8 +153,10 @@ def _int(a, i: int) -> int:
 
 
 class Packer:
-    """`pack` for one kernel's argument kinds, with the per-kind work chosen once: what a
-    launch pays for its arguments is then a call per argument and one ctypes array."""
+    """Packs one kernel's launch arguments (module.py's layout: grid, the arguments, the
+    launch id, the streaming threshold, then the pool's counter address and chunk, left 0
+    here), with the per-kind work chosen once: a launch pays a call per argument and one
+    ctypes array."""
 
     def __init__(self, kinds: Sequence[str]):
         self.kinds = list(kinds)
@@ -163,6 +170,7 @@ class Packer:
 
 
 def _scalar(k: str, a) -> int:
+    """The 8-byte slot of a scalar argument of kind `k` (floats in their low bytes)."""
     if hasattr(a, "item") and getattr(a, "ndim", 0) == 0:
         a = a.item()
     if k[0] == "i":
@@ -177,17 +185,6 @@ def _scalar(k: str, a) -> int:
         from ..dtypes import f32_to_bf16_bits
         v = int(f32_to_bf16_bits(np.array([a], np.float32))[0])
     return v & _U64
-
-
-def pack(kinds: Sequence[str], grid, args: Sequence, launch: int = 0) -> ctypes.Array:
-    buf = (ctypes.c_uint64 * (7 + len(kinds)))()        # last two: counter, chunk
-    buf[0], buf[1], buf[2] = grid
-    buf[3 + len(kinds)] = launch
-    buf[4 + len(kinds)] = stream_bytes()
-    for i, (k, a) in enumerate(zip(kinds, args)):
-        v = _address(a, i) if k == "ptr" else _scalar(k, a)
-        buf[3 + i] = v & _U64
-    return buf
 
 
 _handoff: Dict[int, float] = {}  # threads -> seconds one hand-off to the pool costs
