@@ -197,6 +197,7 @@ class Ctx:
         self._vectorize = True
         self._interleave = 0
         self._width = 0                 # a narrower vector width for the loops being made
+        self.early: set = set()         # ops lowered ahead of their place (reduce_fuse.py)
         self.libm_calls = 0             # calls into libm emitted so far (see libm_call)
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.assert_sites: list = []    # tt.assert call sites (debug.py)
@@ -509,7 +510,8 @@ class Ctx:
             if op.name in TERMINATORS:
                 term = op
                 break
-            self.lower_op(op)
+            if op not in self.early:
+                self.lower_op(op)
         return [self.get(v) for v in term.operands] if term is not None else []
 
     def lower_op(self, op: Operation) -> None:

@@ -113,24 +113,35 @@ _BYTEWISE = {"arith.ori": "or", "arith.andi": "and", "arith.xori": "xor"}
 
 @lowers("tt.reduce")
 def _reduce(cx: Ctx, op):
+    from .reduce_fuse import fuse
+    if fuse(cx, op):
+        return
+    ins, ts, combine, post = prepare(cx, op)
+    _reduce_with(cx, op, ins, ts, combine)
+    post()
+
+
+def prepare(cx: Ctx, op):
+    """(operands, types, combine, post) of a reduction: i1 or/and/xor run on bytes (their
+    operand widened, `post()` narrows the result back)."""
     ins = [cx.get(v) for v in op.operands]
     ts = [r.type for r in op.results]
     bitop = _BYTEWISE.get(_single_op(op)) if len(ins) == 1 else None
     if bitop is None or lty(ts[0]) != "i1" or not isinstance(ins[0], TV):
-        _reduce_with(cx, op, ins, ts, lambda accs, curs: _combine(cx, op, accs, curs))
-        return
+        return ins, ts, (lambda accs, curs: _combine(cx, op, accs, curs)), (lambda: None)
     x = ins[0]
     wide = TV(x.shape, T.i8, fn=lambda c, idx: c.emit(f"zext i1 {x.at(c, idx)} to i8"),
               deps=[x], pw=True)
-    _reduce_with(cx, op, [wide], [T.i8],
-                 lambda accs, curs: [cx.emit(f"{bitop} i8 {accs[0]}, {curs[0]}")])
-    r = op.results[0]
-    got = cx.vals[r]
-    if isinstance(got, TV):
-        cx.vals[r] = TV(got.shape, ts[0], deps=[got], pw=True,
-                        fn=lambda c, idx: c.emit(f"trunc i8 {got.at(c, idx)} to i1"))
-    else:
-        cx.vals[r] = cx.emit(f"trunc i8 {got} to i1")
+
+    def post():
+        r = op.results[0]
+        got = cx.vals[r]
+        if isinstance(got, TV):
+            cx.vals[r] = TV(got.shape, ts[0], deps=[got], pw=True,
+                            fn=lambda c, idx: c.emit(f"trunc i8 {got.at(c, idx)} to i1"))
+        else:
+            cx.vals[r] = cx.emit(f"trunc i8 {got} to i1")
+    return [wide], [T.i8], lambda accs, curs: [cx.emit(f"{bitop} i8 {accs[0]}, {curs[0]}")], post
 
 
 def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
@@ -138,15 +149,8 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
     shape = list(op.operand(0).type.shape)
     oshape = shape[:axis] + shape[axis + 1:]
     scalar = not oshape
-    bufs = [cx.alloca(lty(t), 1 if scalar else math.prod(oshape)) for t in ts]
+    bufs, slot = slots(cx, ts, oshape)
     pshape = oshape or [1]
-
-    def slot(i, o):
-        if scalar:
-            return bufs[i]
-        ty = lty(ts[i])
-        lin = cx.linear(oshape, o)
-        return cx.emit(f"getelementptr inbounds {ty}, ptr {bufs[i]}, i32 {lin}")
 
     def init(o):
         full = o[:axis] + ["0"] + o[axis:] if not scalar else ["0"] * len(shape)
@@ -178,10 +182,26 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
         start[axis] = 1
         # Along the last axis the accumulator is carried by the inner loop: keep it scalar.
         cx.loops(shape, step, start=start, vectorize=not last)
+    bind(cx, op, ts, bufs, oshape)
+
+
+def slots(cx: Ctx, ts, oshape):
+    """Result slots of a reduction to `oshape` ([] : scalars), and `slot(i, o)`."""
+    bufs = [cx.alloca(lty(t), math.prod(oshape) if oshape else 1) for t in ts]
+
+    def slot(i, o):
+        if not oshape:
+            return bufs[i]
+        lin = cx.linear(oshape, o)
+        return cx.emit(f"getelementptr inbounds {lty(ts[i])}, ptr {bufs[i]}, i32 {lin}")
+    return bufs, slot
+
+
+def bind(cx: Ctx, op, ts, bufs, oshape) -> None:
     for r, t, b in zip(op.results, ts, bufs):
-        if scalar:
+        if not oshape:
             cx.vals[r] = cx.emit(f"load {lty(t)}, ptr {b}")
-        elif lty(t) == "i1":  # (the slots above hold i1 itself, buffers hold bytes)
+        elif lty(t) == "i1":  # (the slots hold i1 itself, buffers hold bytes)
             cx.vals[r] = TV(oshape, t, pw=True, fn=lambda c, idx, b=b: c.emit(
                 f"load i1, ptr {c.emit(f'getelementptr inbounds i1, ptr {b}, i32 {c.linear(oshape, idx)}')}"))
         else:
@@ -196,51 +216,61 @@ def _lane_partials(cx: Ctx, combine, x, t, shape, oshape, lanes, slot,
     partials, in halves with `tree` (a chain of `lanes` dependent combines otherwise). Only
     for combines whose result does not depend on the order; `tree` only for those whose
     result is also the same bits in any order (see `_EXACT_TREE`)."""
+    lane_partials(cx, [(combine, x, t, slot, tree)], shape, lanes)
+
+
+def lane_partials(cx: Ctx, specs, shape, lanes) -> None:
+    """`_lane_partials` of several reductions of one shape (`specs`: (combine, operand,
+    type, slot, tree) each) in one loop nest: operands that share values (the same loaded
+    row) compute them once per chunk for all (reduce_fuse.py)."""
     K = shape[-1]
     whole, rem = divmod(K, lanes)
-    ty = lty(t)
     outer = list(shape[:-1]) or [1]
-    part = cx.new_buf(outer + [lanes], t)
+    pshape = outer + [lanes]
+    parts = [cx.new_buf(pshape, t) for _, _, t, _, _ in specs]
 
     def row(o):
         o = o if shape[:-1] else []
-        pshape = (outer if shape[:-1] else [1]) + [lanes]
         po = o if shape[:-1] else ["0"]
-        cx.loops([lanes], lambda l: cx.store_buf(part, pshape, t, po + l, x.at(cx, o + l)))
 
-        def chunk(c):
-            def lane(l):
-                k = cx.emit(f"add nuw nsw i32 {cx.emit(f'mul nuw nsw i32 {c[0]}, {lanes}')}, "
-                            f"{l[0]}")
-                acc = cx.load_buf(TV(pshape, t, buf=part), po + l)
-                new = combine([acc], [x.at(cx, o + [k])])[0]
-                cx.store_buf(part, pshape, t, po + l, new)
-            cx.loops([lanes], lane)
-        cx.loops([whole], chunk, start=[1], vectorize=False)
-        if rem:
-            def tail(l):
-                k = cx.emit(f"add nuw nsw i32 {l[0]}, {whole * lanes}")
+        def first(l):
+            for (_, x, t, _, _), part in zip(specs, parts):
+                cx.store_buf(part, pshape, t, po + l, x.at(cx, o + l))
+        cx.loops([lanes], first)
+
+        def take(l, k):
+            for (combine, x, t, _, _), part in zip(specs, parts):
                 acc = cx.load_buf(TV(pshape, t, buf=part), po + l)
                 cx.store_buf(part, pshape, t, po + l, combine([acc], [x.at(cx, o + [k])])[0])
-            cx.loops([rem], tail)
-        p = slot(o)
-        if tree:
-            # neighbours paired, the lower as the combine's first operand, as in the
-            # sequential fold (pairing l with l + lanes/2 instead let max2 keep another
-            # NaN); straight-line: loops of 8, 4, 2 and 1 trips ran slower than the chain
-            vals = [cx.load_buf(TV(pshape, t, buf=part), po + [str(i)]) for i in range(lanes)]
-            while len(vals) > 1:
-                vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
-            cx.do(f"store {ty} {vals[0]}, ptr {p}")
-            return
-        cx.do(f"store {ty} {cx.load_buf(TV(pshape, t, buf=part), po + ['0'])}, ptr {p}")
 
-        def fold(l):
-            acc = cx.emit(f"load {ty}, ptr {p}")
-            cur = cx.load_buf(TV(pshape, t, buf=part), po + l)
-            cx.do(f"store {ty} {combine([acc], [cur])[0]}, ptr {p}")
-        cx.loops([lanes], fold, start=[1], vectorize=False)
+        def chunk(c):
+            cx.loops([lanes], lambda l: take(l, cx.emit(
+                f"add nuw nsw i32 {cx.emit(f'mul nuw nsw i32 {c[0]}, {lanes}')}, {l[0]}")))
+        cx.loops([whole], chunk, start=[1], vectorize=False)
+        if rem:
+            cx.loops([rem], lambda l: take(l, cx.emit(f"add nuw nsw i32 {l[0]}, {whole * lanes}")))
+        for (combine, _, t, slot, tree), part in zip(specs, parts):
+            _fold(cx, combine, t, TV(pshape, t, buf=part), po, lanes, slot(o), tree)
     cx.loops(outer, row, vectorize=False)
+
+
+def _fold(cx: Ctx, combine, t, part: TV, po, lanes, p: str, tree: bool) -> None:
+    ty = lty(t)
+    if tree:
+        # neighbours paired, the lower as the combine's first operand, as in the
+        # sequential fold (pairing l with l + lanes/2 instead let max2 keep another
+        # NaN); straight-line: loops of 8, 4, 2 and 1 trips ran slower than the chain
+        vals = [cx.load_buf(part, po + [str(i)]) for i in range(lanes)]
+        while len(vals) > 1:
+            vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
+        cx.do(f"store {ty} {vals[0]}, ptr {p}")
+        return
+    cx.do(f"store {ty} {cx.load_buf(part, po + ['0'])}, ptr {p}")
+
+    def fold(l):
+        acc = cx.emit(f"load {ty}, ptr {p}")
+        cx.do(f"store {ty} {combine([acc], [cx.load_buf(part, po + l)])[0]}, ptr {p}")
+    cx.loops([lanes], fold, start=[1], vectorize=False)
 
 
 _THROUGH = {"arith.select", "tt.broadcast", "tt.splat", "arith.constant", "tt.expand_dims",
