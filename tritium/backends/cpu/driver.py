@@ -12,6 +12,9 @@ import time
 from ..compiler import GPUTarget
 from ..driver import DriverBase
 from .compiler import CPUBinary, NoUsage
+from .launch_knobs import launch_knobs
+from .native.launcher import OffHost
+from .readonly import check_writable
 
 
 class _Utils:
@@ -93,10 +96,14 @@ class CPULauncher:
             function = CPUFunction(function[0], function[1])
         written = function.written()
         if written:
-            from .readonly import check_writable
             check_writable(function.name, written, args, names)
-        import tritium.knobs as knobs
-        nk = function.native(self.metadata) if knobs.cpu.compiled() else None
+        nk = function.native(self.metadata) if launch_knobs().compiled else None
+        if nk is not None and not self.descs:
+            try:
+                nk.run(grid, args)
+                return
+            except OffHost:  # (raised before anything ran) GPU tensors: on host copies
+                pass
         with _host_copies(args) as host_args:
             if nk is not None:
                 if self.descs:

@@ -9,8 +9,10 @@ does not recompile. `load` turns the object file into a `NativeKernel` the launc
 
 Files: `context.py` (the framework: lazy tensor values, loop nests, materialisation),
 one file per op family (`arith`, `mathops`, `shape`, `memory`, `reduce`, `dot`, `control`),
-`module.py` (the kernel function and its program loop), `jit.py` (llvmlite), `launcher.py`
-(argument packing, the thread pool).
+`module.py` (the kernel function and its program loop), `prepare.py` + `lanes.py` (the TTIR
+the lowering sees: rewrites, and padded block dimensions cut to the lanes anything
+observes), `jit.py` (llvmlite), `launcher.py` (argument packing by a per-kernel `Packer`,
+the thread pool).
 """
 from __future__ import annotations
 
@@ -27,22 +29,27 @@ __all__ = ["make_llir", "make_obj", "load", "NativeKernel", "Unsupported"]
 
 class NativeKernel:
     def __init__(self, name: str, kinds, engine, sites=None, waits: bool = False):
-        from .launcher import Launcher
+        from .launcher import Launcher, Packer
         self.name = name
         self.sites = sites or Sites()
         self.threads = 1 if self.sites.prints else None  # prints come out in program order
         self.kinds = kinds
         self.engine = engine
         self.launch = Launcher(engine.address(name), always_pooled=waits)
+        self.pack = Packer(kinds)
 
     def run(self, grid, args) -> None:
-        from .debug import launch_id
-        from .launcher import pack
+        """Run over `grid`; raises `launcher.OffHost` before running anything when an
+        argument is a tensor on another device."""
         if len(args) != len(self.kinds):
             raise TypeError(f"kernel '{self.name}' takes {len(self.kinds)} runtime arguments, "
                             f"got {len(args)}")
+        if not self.sites:
+            self.launch(grid, self.pack(grid, args), self.threads)
+            return
+        from .debug import launch_id
         with launch_id(self.sites, self.name) as lid:
-            self.launch(grid, pack(self.kinds, grid, args, lid), self.threads)
+            self.launch(grid, self.pack(grid, args, lid), self.threads)
 
 
 def _fall_back(metadata, e: Exception) -> None:

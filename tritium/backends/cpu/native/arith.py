@@ -12,8 +12,8 @@ import numpy as np
 from ....ir import types as T
 from ....ir.attrs import DenseElementsAttr
 from ....ir.ops import CMPF_PREDICATES, CMPI_PREDICATES
-from .context import (TV, Ctx, Unsupported, const, elem, elementwise, is_bf16, is_emulated,
-                      is_fp8, lowers, lty)
+from .context import (TV, Ctx, Unsupported, buf_ty, const, elem, elementwise, is_bf16,
+                      is_emulated, is_fp8, lowers, lty)
 
 
 # ------------------------------------------------------------------ bf16 rounding
@@ -100,10 +100,11 @@ def _constant(cx: Ctx, op):
         cx.set(op.results[0], TV(t.shape, t, lambda c_, idx: c, cost=0, pw=True))
         return
     flat = np.asarray(raw).reshape(-1)
-    ty = lty(t)
+    ty = buf_ty(t)   # (read as a buffer: i1 as bytes)
     cx.n += 1
     g = f"@cst{cx.n}"
-    body = ", ".join(f"{ty} {const(t.element_type, v.item())}" for v in flat)
+    body = ", ".join(f"{ty} {int(bool(v.item())) if ty != lty(t) else const(t.element_type, v.item())}"
+                     for v in flat)
     cx.globals.append(f"{g} = private unnamed_addr constant [{len(flat)} x {ty}] [{body}], "
                       f"align 64")
     cx.vals[op.results[0]] = TV(t.shape, t, buf=g)

@@ -82,6 +82,12 @@ def lty(t: T.Type) -> str:
     raise Unsupported(f"type {t}")
 
 
+def buf_ty(t: T.Type) -> str:
+    """LLVM type of an element in a stack buffer (Ctx.new_buf): i1 is kept as i8."""
+    ty = lty(t)
+    return "i8" if ty == "i1" else ty
+
+
 def mem_ty(t: T.Type) -> str:
     """LLVM type of an element in user memory."""
     t = elem(t)
@@ -190,6 +196,8 @@ class Ctx:
         self.known_true: set = set()    # ids of mask TVs known to be all true here
         self._vectorize = True
         self._interleave = 0
+        self._width = 0                 # a narrower vector width for the loops being made
+        self.early: set = set()         # ops lowered ahead of their place (reduce_fuse.py)
         self.libm_calls = 0             # calls into libm emitted so far (see libm_call)
         self.print_sites: list = []     # tt.print call sites (see debug.py)
         self.assert_sites: list = []    # tt.assert call sites (debug.py)
@@ -248,6 +256,8 @@ class Ctx:
             # No full unrolling before the vectoriser sees the loop: a 32-trip masked loop
             # unrolled first becomes 32 scalar branches instead of 2 masked SIMD loads.
             w = max(4, self.vector_bits // 32)
+            if self._width:   # (a loop over fewer elements than one register holds)
+                w = max(4, min(w, self._width))
             hints = [f'!{{!"llvm.loop.vectorize.width", i32 {w}}}',
                      '!{!"llvm.loop.unroll.disable"}']
             if interleave:
@@ -342,23 +352,29 @@ class Ctx:
             acc = self.emit(f"add nuw nsw i32 {acc}, {t}")
         return acc
 
+    # Buffers hold i1 as i8 (0 or 1): LLVM keeps loops over i1 memory scalar, and a masked
+    # SIMD op reading an i1 buffer built its mask a byte at a time (~80 instructions per
+    # 16 lanes); bytes are one vector load and a compare.
     def new_buf(self, tv_or_shape, t: T.Type = None) -> str:
         if isinstance(tv_or_shape, TV):
             shape, t = tv_or_shape.shape, tv_or_shape.t
         else:
             shape = tv_or_shape
-        return self.alloca(lty(t), math.prod(shape))
+        return self.alloca(buf_ty(t), math.prod(shape))
 
     def load_buf(self, tv: TV, idx) -> str:
-        ty = lty(tv.t)
+        ty = buf_ty(tv.t)
         lin = self.linear(tv.shape, idx)
         p = self.emit(f"getelementptr inbounds {ty}, ptr {tv.buf}, i32 {lin}")
-        return self.emit(f"load {ty}, ptr {p}")
+        v = self.emit(f"load {ty}, ptr {p}")
+        return self.emit(f"trunc i8 {v} to i1") if ty != lty(tv.t) else v
 
     def store_buf(self, buf: str, shape, t: T.Type, idx, val: str) -> None:
-        ty = lty(t)
+        ty = buf_ty(t)
         lin = self.linear(shape, idx)
         p = self.emit(f"getelementptr inbounds {ty}, ptr {buf}, i32 {lin}")
+        if ty != lty(t):
+            val = self.emit(f"zext i1 {val} to i8")
         self.do(f"store {ty} {val}, ptr {p}")
 
     def materialize(self, tv: TV, buf: Optional[str] = None) -> TV:
@@ -398,16 +414,16 @@ class Ctx:
         self.pending = [tv for tv in self.pending if tv.buf is None]
 
     def loops(self, shape, body: Callable[[List[str]], None], *, start=None,
-              vectorize: bool = True, interleave: int = 0) -> None:
+              vectorize: bool = True, interleave: int = 0, width: int = 0) -> None:
         """A loop nest over `shape` (row-major order, innermost dim last), `body(idx)`.
         `start` gives a per-dimension first index (default 0). `vectorize=False` keeps the
         innermost loop scalar (loops that carry a value from one iteration to the next:
         LLVM 22 miscompiles some vectorised min/max reductions into endless loops)."""
         self.memo.append({})
-        saved = self._vectorize, self._interleave
-        self._vectorize, self._interleave = vectorize, interleave
+        saved = self._vectorize, self._interleave, self._width
+        self._vectorize, self._interleave, self._width = vectorize, interleave, width
         self._nest(list(shape), 0, [], body, start or [0] * len(shape))
-        self._vectorize, self._interleave = saved
+        self._vectorize, self._interleave, self._width = saved
         self.memo.pop()
 
     def _nest(self, shape, d, idx, body, start) -> None:
@@ -494,7 +510,8 @@ class Ctx:
             if op.name in TERMINATORS:
                 term = op
                 break
-            self.lower_op(op)
+            if op not in self.early:
+                self.lower_op(op)
         return [self.get(v) for v in term.operands] if term is not None else []
 
     def lower_op(self, op: Operation) -> None:

@@ -119,8 +119,15 @@ def _load(cx: Ctx, op):
         fill = lambda c, dst: c.loops(tv.shape, lambda idx: c.store_buf(  # noqa: E731
             dst, tv.shape, t, idx, tv.at(c, idx)))
     mask_v = op.operand(1) if len(op.operands) > 1 else None
+    group = _run_length(cx, op.operand(0)) if isinstance(ptr, TV) and not vol else 0
+    if group:
+        fill = lambda c, dst: _fill_groups(c, dst, tv, ptr, mask, other, group)  # noqa: E731
     tv.fill = lambda c, dst: unmasked_if_full(c, mask, lambda: fill(c, dst), mask_v)
     cx.set(op.results[0], tv)
+    if group and tv.buf is None:
+        # Loaded whole here, in runs, rather than element by element where it is used:
+        # there LLVM sees `base + i % 16` (Inductor's per-channel parameters) as a gather
+        cx.materialize(tv)
 
 
 def unmasked_if_full(cx: Ctx, mask, emit, mask_value=None) -> None:
@@ -269,6 +276,43 @@ def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool,
             cx.store_buf(dst, shape, t, full, v)
         cx.loops([n], elem_)
     cx.loops(shape[:-1] or [1], lambda outer: row(outer if shape[:-1] else []))
+
+
+def _run_length(cx: Ctx, ptr) -> int:
+    """c when AxisInfo proves the pointer tensor's last dimension consecutive in runs of c
+    (aligned at multiples of c), with whole SIMD registers per run but not a whole row
+    (rows already load as runs: `_fill_rows`); else 0."""
+    t = ptr.type
+    if not isinstance(t, T.TensorType) or cx.func is None:
+        return 0
+    n = t.shape[-1]
+    c = cx.axis_info().get(ptr).contiguity[-1]
+    lanes = max(4, cx.vector_bits // 32)
+    return c if lanes <= c < n and n % c == 0 and c % lanes == 0 else 0
+
+
+def _fill_groups(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, c: int) -> None:
+    """Materialise a load run by run: each run of c elements from its first pointer."""
+    t, shape = tv.t, list(tv.shape)
+    mty = mem_ty(t)
+
+    def run(o):
+        outer, g = o[:-1] if len(shape) > 1 else [], o[-1]
+        first = cx.emit(f"mul nuw nsw i32 {g}, {c}")
+        p0 = ptr.at(cx, outer + [first])
+
+        def one(l):
+            full = outer + [cx.emit(f"add nuw nsw i32 {first}, {l[0]}")]
+            p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {l[0]}")
+            if mask is None or id(mask) in cx.known_true:
+                v = load_one(cx, t, p, False)
+            else:
+                m = operand_at(cx, mask, full)
+                o_ = operand_at(cx, other, full) if other is not None else _zero(t)
+                v = cx.cond(m, lambda: load_one(cx, t, p, False), o_, lty(t))
+            cx.store_buf(dst, shape, t, full, v)
+        cx.loops([c], one)
+    cx.loops(shape[:-1] + [shape[-1] // c], run)
 
 
 @lowers("tt.store")

@@ -10,6 +10,9 @@ host lowering has no direct form for rewritten into what it has:
   pointer tensors with boundary masks. A descriptor parameter becomes (base, padding_nan)
   followed by its shape and strides (`descriptor_args` packs those at launch).
 
+* a block dimension padded past what any store, reduction or scan can observe (Inductor's
+  257 columns in a 512-lane block): shrunk to the lanes that matter (`lanes.py`).
+
 The copy is made only when the module holds one of these, so other kernels compile as
 fast as before.
 """
@@ -32,14 +35,28 @@ def _needs(module) -> bool:
 
 def for_host(module):
     """`module`, or a rewritten copy of it when it needs one (see the module doc)."""
-    if not _needs(module):
+    if _needs(module):
+        from ....passes import PassManager
+        from ....passes.inline import inline_module
+        m = module.clone()
+        inline_module(m, include_noinline=True)
+        PassManager("rewrite-tensor-pointer,rewrite-tensor-descriptor-to-pointer,canonicalize,"
+                    "cse").run(m)
+    else:
+        m = module
+    return _shrunk(m, copied=m is not module)
+
+
+def _shrunk(module, copied: bool):
+    """Dead lanes dropped (lanes.py), on a copy unless `module` is one already: the plan is
+    made on the given module first, so a kernel with nothing to shrink is not copied."""
+    from . import lanes
+    funcs = lambda m: [op for op in m.regions[0].entry if op.name == "tt.func"]  # noqa: E731
+    if not copied and not any(lanes.plan(f) for f in funcs(module)):
         return module
-    from ....passes import PassManager
-    from ....passes.inline import inline_module
-    m = module.clone()
-    inline_module(m, include_noinline=True)
-    PassManager("rewrite-tensor-pointer,rewrite-tensor-descriptor-to-pointer,canonicalize,"
-                "cse").run(m)
+    m = module if copied else module.clone()
+    for f in funcs(m):
+        lanes.shrink(f)
     return m
 
 

@@ -9,6 +9,8 @@ a tree order, like the GPU's, rather than the evaluator's pairwise one.
 """
 from __future__ import annotations
 
+import math
+
 from ....ir import types as T
 from .context import TV, Ctx, lowers, lty
 
@@ -68,6 +70,23 @@ def _order_free(op) -> bool:
                                               _is_select_extremum(op))
 
 
+# Combines whose partials may be folded as a tree of neighbours with the same bits as the
+# sequential fold: integer ops, and floats' maximumf/minimumf (NaN wins, -0.0 < 0.0).
+# Inductor's max2/min2 (`_is_select_extremum`) too: a tie keeps the second operand, so
+# both folds keep the highest lane among equal values, and a NaN first operand, so both
+# keep the lowest NaN lane (each combine's first operand covers lower lanes). Not addf/mulf
+# (their `reassoc` already lets LLVM pick an order) nor maxnumf/minnumf (either zero of a
+# -0.0/0.0 tie).
+_EXACT_TREE = {"arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "arith.maxui",
+               "arith.minui", "arith.andi", "arith.ori", "arith.xori", "arith.maximumf",
+               "arith.minimumf"}
+
+
+def _exact_tree(op) -> bool:
+    return _single_op(op) in _EXACT_TREE or (len(op.operands) == 1 and
+                                             _is_select_extremum(op))
+
+
 def _single_op(op):
     region = op.regions[0].entry
     body = [o for o in region if o.name not in ("tt.reduce.return", "tt.scan.return")]
@@ -94,24 +113,35 @@ _BYTEWISE = {"arith.ori": "or", "arith.andi": "and", "arith.xori": "xor"}
 
 @lowers("tt.reduce")
 def _reduce(cx: Ctx, op):
+    from .reduce_fuse import fuse
+    if fuse(cx, op):
+        return
+    ins, ts, combine, post = prepare(cx, op)
+    _reduce_with(cx, op, ins, ts, combine)
+    post()
+
+
+def prepare(cx: Ctx, op):
+    """(operands, types, combine, post) of a reduction: i1 or/and/xor run on bytes (their
+    operand widened, `post()` narrows the result back)."""
     ins = [cx.get(v) for v in op.operands]
     ts = [r.type for r in op.results]
     bitop = _BYTEWISE.get(_single_op(op)) if len(ins) == 1 else None
     if bitop is None or lty(ts[0]) != "i1" or not isinstance(ins[0], TV):
-        _reduce_with(cx, op, ins, ts, lambda accs, curs: _combine(cx, op, accs, curs))
-        return
+        return ins, ts, (lambda accs, curs: _combine(cx, op, accs, curs)), (lambda: None)
     x = ins[0]
     wide = TV(x.shape, T.i8, fn=lambda c, idx: c.emit(f"zext i1 {x.at(c, idx)} to i8"),
               deps=[x], pw=True)
-    _reduce_with(cx, op, [wide], [T.i8],
-                 lambda accs, curs: [cx.emit(f"{bitop} i8 {accs[0]}, {curs[0]}")])
-    r = op.results[0]
-    got = cx.vals[r]
-    if isinstance(got, TV):
-        cx.vals[r] = TV(got.shape, ts[0], deps=[got], pw=True,
-                        fn=lambda c, idx: c.emit(f"trunc i8 {got.at(c, idx)} to i1"))
-    else:
-        cx.vals[r] = cx.emit(f"trunc i8 {got} to i1")
+
+    def post():
+        r = op.results[0]
+        got = cx.vals[r]
+        if isinstance(got, TV):
+            cx.vals[r] = TV(got.shape, ts[0], deps=[got], pw=True,
+                            fn=lambda c, idx: c.emit(f"trunc i8 {got.at(c, idx)} to i1"))
+        else:
+            cx.vals[r] = cx.emit(f"trunc i8 {got} to i1")
+    return [wide], [T.i8], lambda accs, curs: [cx.emit(f"{bitop} i8 {accs[0]}, {curs[0]}")], post
 
 
 def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
@@ -119,15 +149,8 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
     shape = list(op.operand(0).type.shape)
     oshape = shape[:axis] + shape[axis + 1:]
     scalar = not oshape
-    bufs = [cx.alloca(lty(t)) if scalar else cx.new_buf(oshape, t) for t in ts]
+    bufs, slot = slots(cx, ts, oshape)
     pshape = oshape or [1]
-
-    def slot(i, o):
-        if scalar:
-            return bufs[i]
-        ty = lty(ts[i])
-        lin = cx.linear(oshape, o)
-        return cx.emit(f"getelementptr inbounds {ty}, ptr {bufs[i]}, i32 {lin}")
 
     def init(o):
         full = o[:axis] + ["0"] + o[axis:] if not scalar else ["0"] * len(shape)
@@ -148,53 +171,178 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
     K = shape[axis]
     lanes = max(4, cx.vector_bits // 32)
     last = axis == len(shape) - 1
-    if last and K % lanes == 0 and K >= 2 * lanes and _order_free(op):
-        _lane_partials(cx, combine, ins[0], ts[0], shape, oshape, lanes, lambda o: slot(0, o))
+    if last and K >= 2 * lanes and _order_free(op) and _reads_columns(cx, op):
+        _column_partials(cx, combine, ins[0], ts[0], shape, lanes, lambda o: slot(0, o),
+                         tree=_exact_tree(op))
+    elif last and K >= 2 * lanes and _order_free(op):
+        _lane_partials(cx, combine, ins[0], ts[0], shape, oshape, lanes, lambda o: slot(0, o),
+                       tree=_exact_tree(op))
     elif K > 1:
         start = [0] * len(shape)
         start[axis] = 1
         # Along the last axis the accumulator is carried by the inner loop: keep it scalar.
         cx.loops(shape, step, start=start, vectorize=not last)
+    bind(cx, op, ts, bufs, oshape)
+
+
+def slots(cx: Ctx, ts, oshape):
+    """Result slots of a reduction to `oshape` ([] : scalars), and `slot(i, o)`."""
+    bufs = [cx.alloca(lty(t), math.prod(oshape) if oshape else 1) for t in ts]
+
+    def slot(i, o):
+        if not oshape:
+            return bufs[i]
+        lin = cx.linear(oshape, o)
+        return cx.emit(f"getelementptr inbounds {lty(ts[i])}, ptr {bufs[i]}, i32 {lin}")
+    return bufs, slot
+
+
+def bind(cx: Ctx, op, ts, bufs, oshape) -> None:
     for r, t, b in zip(op.results, ts, bufs):
-        if scalar:
+        if not oshape:
             cx.vals[r] = cx.emit(f"load {lty(t)}, ptr {b}")
+        elif lty(t) == "i1":  # (the slots hold i1 itself, buffers hold bytes)
+            cx.vals[r] = TV(oshape, t, pw=True, fn=lambda c, idx, b=b: c.emit(
+                f"load i1, ptr {c.emit(f'getelementptr inbounds i1, ptr {b}, i32 {c.linear(oshape, idx)}')}"))
         else:
             cx.vals[r] = TV(oshape, t, buf=b)
 
 
-def _lane_partials(cx: Ctx, combine, x, t, shape, oshape, lanes, slot) -> None:
+def _lane_partials(cx: Ctx, combine, x, t, shape, oshape, lanes, slot,
+                   tree: bool = False) -> None:
     """Reduce the last axis in `lanes` independent partial results (chunk c combines element
-    c*lanes + l into partial l, a plain elementwise loop that vectorises), then fold the
-    partials. Only for combines whose result does not depend on the order."""
+    c*lanes + l into partial l, a plain elementwise loop that vectorises; the K % lanes
+    elements past the last whole chunk go into the first partials), then fold the
+    partials, in halves with `tree` (a chain of `lanes` dependent combines otherwise). Only
+    for combines whose result does not depend on the order; `tree` only for those whose
+    result is also the same bits in any order (see `_EXACT_TREE`)."""
+    lane_partials(cx, [(combine, x, t, slot, tree)], shape, lanes)
+
+
+def lane_partials(cx: Ctx, specs, shape, lanes) -> None:
+    """`_lane_partials` of several reductions of one shape (`specs`: (combine, operand,
+    type, slot, tree) each) in one loop nest: operands that share values (the same loaded
+    row) compute them once per chunk for all (reduce_fuse.py)."""
     K = shape[-1]
-    ty = lty(t)
+    whole, rem = divmod(K, lanes)
     outer = list(shape[:-1]) or [1]
-    part = cx.new_buf(outer + [lanes], t)
+    pshape = outer + [lanes]
+    parts = [cx.new_buf(pshape, t) for _, _, t, _, _ in specs]
 
     def row(o):
         o = o if shape[:-1] else []
-        pshape = (outer if shape[:-1] else [1]) + [lanes]
         po = o if shape[:-1] else ["0"]
-        cx.loops([lanes], lambda l: cx.store_buf(part, pshape, t, po + l, x.at(cx, o + l)))
+
+        def first(l):
+            for (_, x, t, _, _), part in zip(specs, parts):
+                cx.store_buf(part, pshape, t, po + l, x.at(cx, o + l))
+        cx.loops([lanes], first)
+
+        def take(l, k):
+            for (combine, x, t, _, _), part in zip(specs, parts):
+                acc = cx.load_buf(TV(pshape, t, buf=part), po + l)
+                cx.store_buf(part, pshape, t, po + l, combine([acc], [x.at(cx, o + [k])])[0])
 
         def chunk(c):
-            def lane(l):
-                k = cx.emit(f"add nuw nsw i32 {cx.emit(f'mul nuw nsw i32 {c[0]}, {lanes}')}, "
-                            f"{l[0]}")
-                acc = cx.load_buf(TV(pshape, t, buf=part), po + l)
-                new = combine([acc], [x.at(cx, o + [k])])[0]
-                cx.store_buf(part, pshape, t, po + l, new)
-            cx.loops([lanes], lane)
-        cx.loops([K // lanes], chunk, start=[1], vectorize=False)
-        p = slot(o)
-        cx.do(f"store {ty} {cx.load_buf(TV(pshape, t, buf=part), po + ['0'])}, ptr {p}")
-
-        def fold(l):
-            acc = cx.emit(f"load {ty}, ptr {p}")
-            cur = cx.load_buf(TV(pshape, t, buf=part), po + l)
-            cx.do(f"store {ty} {combine([acc], [cur])[0]}, ptr {p}")
-        cx.loops([lanes], fold, start=[1], vectorize=False)
+            cx.loops([lanes], lambda l: take(l, cx.emit(
+                f"add nuw nsw i32 {cx.emit(f'mul nuw nsw i32 {c[0]}, {lanes}')}, {l[0]}")))
+        cx.loops([whole], chunk, start=[1], vectorize=False)
+        if rem:
+            cx.loops([rem], lambda l: take(l, cx.emit(f"add nuw nsw i32 {l[0]}, {whole * lanes}")))
+        for (combine, _, t, slot, tree), part in zip(specs, parts):
+            _fold(cx, combine, t, TV(pshape, t, buf=part), po, lanes, slot(o), tree)
     cx.loops(outer, row, vectorize=False)
+
+
+def _fold(cx: Ctx, combine, t, part: TV, po, lanes, p: str, tree: bool) -> None:
+    ty = lty(t)
+    if tree:
+        # neighbours paired, the lower as the combine's first operand, as in the
+        # sequential fold (pairing l with l + lanes/2 instead let max2 keep another
+        # NaN); straight-line: loops of 8, 4, 2 and 1 trips ran slower than the chain
+        vals = [cx.load_buf(part, po + [str(i)]) for i in range(lanes)]
+        while len(vals) > 1:
+            vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
+        cx.do(f"store {ty} {vals[0]}, ptr {p}")
+        return
+    cx.do(f"store {ty} {cx.load_buf(part, po + ['0'])}, ptr {p}")
+
+    def fold(l):
+        acc = cx.emit(f"load {ty}, ptr {p}")
+        cx.do(f"store {ty} {combine([acc], [cx.load_buf(part, po + l)])[0]}, ptr {p}")
+    cx.loops([lanes], fold, start=[1], vectorize=False)
+
+
+_THROUGH = {"arith.select", "tt.broadcast", "tt.splat", "arith.constant", "tt.expand_dims",
+            "tt.make_range"}
+
+
+def _reads_columns(cx: Ctx, op) -> bool:
+    """Whether a 2-D reduction along its last axis reads memory consecutive down the other
+    axis and strided along the reduced one (Inductor's sums over dim 0: `x0 + 261*r0`):
+    every load its operand is computed from (elementwise) has that pointer."""
+    t = op.operand(0).type
+    if len(op.operands) != 1 or not isinstance(t, T.TensorType) or len(t.shape) != 2 \
+            or t.shape[0] < 4 or cx.func is None:
+        return False
+    from ....ir.ops import lookup
+    loads, stack, seen = [], [op.operand(0)], set()
+    while stack:
+        v = stack.pop()
+        d = getattr(v, "op", None)
+        if d is None or len(seen) > 64:
+            return False
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        if d.name == "tt.load":
+            loads.append(d)
+        elif d.name in _THROUGH or ("Elementwise" in lookup(d.name).traits and not d.regions):
+            stack.extend(x for x in d.operands if isinstance(x.type, T.TensorType))
+        else:
+            return False
+    info = cx.axis_info()
+    return bool(loads) and all(
+        info.get(ld.operand(0)).contiguity[0] >= min(4, t.shape[0])
+        and info.get(ld.operand(0)).contiguity[1] == 1 for ld in loads)
+
+
+def _column_partials(cx: Ctx, combine, x, t, shape, lanes, slot, tree: bool) -> None:
+    """`_lane_partials`' order of combines (partial l of row o takes elements l, l + lanes,
+    ... of the row), with the rows innermost: the partials are kept transposed, [lane, row],
+    so a step over all rows is one SIMD op on consecutive memory where the operand's rows
+    are consecutive (column sums) and the row-wise order would gather every element."""
+    X, K = shape
+    whole, rem = divmod(K, lanes)
+    ps = [lanes, X]
+    part = cx.new_buf(ps, t)
+    # Rows fewer than a register holds: a narrower vector, unmasked (a masked store of a
+    # partial, read back a chunk later, does not forward: 2x slower than gathering rows)
+    w = 1 << (min(X, lanes).bit_length() - 1)
+    cx.loops(ps, lambda lo: cx.store_buf(part, ps, t, lo, x.at(cx, [lo[1], lo[0]])), width=w)
+
+    def add(lo, base):
+        k = cx.emit(f"add nuw nsw i32 {lo[0]}, {base}") if base != "0" else lo[0]
+        acc = cx.load_buf(TV(ps, t, buf=part), lo)
+        cx.store_buf(part, ps, t, lo, combine([acc], [x.at(cx, [lo[1], k])])[0])
+
+    cx.loops([whole], lambda c: cx.loops(ps, lambda lo: add(
+        lo, cx.emit(f"mul nuw nsw i32 {c[0]}, {lanes}")), width=w), start=[1], vectorize=False)
+    if rem:
+        cx.loops([rem, X], lambda lo: add(lo, str(whole * lanes)), width=w)
+
+    def fold(o):
+        vals = [cx.load_buf(TV(ps, t, buf=part), [str(i), o[0]]) for i in range(lanes)]
+        if tree:   # (as `_lane_partials`: neighbours, the lower first)
+            while len(vals) > 1:
+                vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
+        else:
+            acc = vals[0]
+            for v in vals[1:]:
+                acc = combine([acc], [v])[0]
+            vals = [acc]
+        cx.do(f"store {lty(t)} {vals[0]}, ptr {slot(o)}")
+    cx.loops([X], fold, width=w)
 
 
 @lowers("tt.scan")

@@ -1,0 +1,151 @@
+"""The compiled CPU path's launch: arguments packed per kernel (every scalar kind, from
+Python, numpy and torch values; pointers from torch tensors, their subclasses and numpy
+arrays) and the launch-time knobs, cached until the environment or a knob override
+changes them."""
+import os
+
+import numpy as np
+import pytest
+
+import tritium as triton
+import tritium.knobs as knobs
+import tritium.language as tl
+from tritium.backends.cpu.launch_knobs import launch_knobs
+
+torch = pytest.importorskip("torch")
+
+
+@triton.jit
+def _scalars(Out, a, b, c, d, e, f, g):
+    tl.store(Out + 0, a.to(tl.float64))
+    tl.store(Out + 1, b.to(tl.float64))
+    tl.store(Out + 2, c.to(tl.float64))
+    tl.store(Out + 3, d.to(tl.float64))
+    tl.store(Out + 4, e.to(tl.float64))
+    tl.store(Out + 5, f.to(tl.float64))
+    tl.store(Out + 6, g.to(tl.float64))
+
+
+_SIG = {"Out": "*fp64", "a": "i1", "b": "i8", "c": "i32", "d": "i64", "e": "fp16",
+        "f": "bf16", "g": "fp32"}
+
+
+def _values(rng, how):
+    raw = [bool(rng.integers(0, 2)), int(rng.integers(-128, 127)),
+           int(rng.integers(-2 ** 31, 2 ** 31)), int(rng.integers(-2 ** 62, 2 ** 62)),
+           float(np.float16(rng.standard_normal())), 1.5 * float(rng.integers(-8, 8)),
+           float(np.float32(rng.standard_normal()))]
+    dt = [np.bool_, np.int8, np.int32, np.int64, np.float16, np.float32, np.float32]
+    if how == "numpy":
+        return raw, [t(v) for t, v in zip(dt, raw)]
+    if how == "torch":
+        tt = [torch.bool, torch.int8, torch.int32, torch.int64, torch.float16, torch.float32,
+              torch.float32]
+        return raw, [torch.tensor(v, dtype=t) for t, v in zip(tt, raw)]
+    return raw, raw
+
+
+@pytest.mark.parametrize("how", ["python", "numpy", "torch"])
+def test_scalar_arguments_of_every_kind(rng, cpu_path, how):
+    k = triton.compile(triton.compiler.ASTSource(_scalars, _SIG, {}),
+                       target=triton.backends.compiler.GPUTarget("cpu", 0, 32))
+    for _ in range(3):   # (the same kernel again: its packer is reused)
+        raw, args = _values(rng, how)
+        out = np.full(7, np.nan)
+        k[(1, 1, 1)](out, *args)
+        want = np.array(raw, np.float64)
+        want[4] = np.float16(raw[4])
+        np.testing.assert_array_equal(out, want)
+
+
+@triton.jit
+def _axpy(X, Y, Out, a, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = o < n
+    tl.store(Out + o, a * tl.load(X + o, mask=m) + tl.load(Y + o, mask=m), mask=m)
+
+
+@pytest.mark.parametrize("n", [1, 37, 1000])
+def test_pointer_arguments_of_every_kind(rng, n):
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    want = 3 * x + y
+    tx, ty = torch.from_numpy(x.copy()), torch.nn.Parameter(torch.from_numpy(y.copy()),
+                                                            requires_grad=False)
+    for X, Y in ((tx, ty), (x, y), (tx, y), (x, ty)):
+        out = torch.full((n,), 7.0)
+        _axpy[(triton.cdiv(n, 64),)](X, Y, out, 3.0, n, BLOCK=64)
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-6)
+        out_np = np.full(n, 7, np.float32)
+        _axpy[(triton.cdiv(n, 64),)](X, Y, out_np, 3.0, n, BLOCK=64)
+        np.testing.assert_allclose(out_np, want, rtol=1e-6)
+    with pytest.raises(TypeError, match="missing"):
+        _axpy[(1,)](tx, ty, tx, 3.0, BLOCK=64)
+
+
+def test_launch_knobs_follow_the_environment(monkeypatch):
+    monkeypatch.delenv("TRITON_CPU_MAX_THREADS", raising=False)
+    monkeypatch.delenv("TRITIUM_CPU_STREAM_BYTES", raising=False)
+    monkeypatch.delenv("TRITIUM_CPU_PATH", raising=False)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    assert launch_knobs() == (True, 0, 0)
+    monkeypatch.setenv("TRITON_CPU_MAX_THREADS", "3")
+    assert launch_knobs().max_threads == 3
+    monkeypatch.setenv("TRITIUM_CPU_STREAM_BYTES", "-1")
+    assert launch_knobs().stream_bytes == -1
+    monkeypatch.setenv("TRITIUM_CPU_PATH", "evaluator")
+    assert launch_knobs().compiled is False
+    monkeypatch.delenv("TRITIUM_CPU_PATH")
+    assert launch_knobs().compiled is True
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert launch_knobs().compiled is False
+    monkeypatch.delenv("TRITON_INTERPRET")
+    monkeypatch.setenv("TRITON_CPU_MAX_THREADS", "nope")
+    with pytest.raises(ValueError, match="TRITON_CPU_MAX_THREADS"):
+        launch_knobs()
+    monkeypatch.setenv("TRITON_CPU_MAX_THREADS", "2")
+    assert launch_knobs().max_threads == 2
+
+
+def test_launch_knobs_follow_overrides(monkeypatch):
+    monkeypatch.delenv("TRITON_CPU_MAX_THREADS", raising=False)
+    monkeypatch.delenv("TRITIUM_CPU_PATH", raising=False)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    assert launch_knobs().max_threads == 0
+    try:
+        knobs.cpu.max_threads = 1
+        assert launch_knobs().max_threads == 1
+        knobs.runtime.interpret = True
+        assert launch_knobs().compiled is False
+    finally:   # (setting a knob set its variable too; monkeypatch would restore that)
+        del knobs.cpu.max_threads
+        del knobs.runtime.interpret
+        os.environ.pop("TRITON_CPU_MAX_THREADS", None)
+        os.environ.pop("TRITON_INTERPRET", None)
+    assert launch_knobs() == (True, 0, launch_knobs().stream_bytes)
+    assert launch_knobs().compiled is True
+
+
+@triton.jit
+def _twice(X, n):
+    o = tl.arange(0, 16)
+    tl.store(X + o, tl.load(X + o, mask=o < n) * 2, mask=o < n)
+
+
+def test_path_switch_between_launches_takes_effect(monkeypatch):
+    from tritium.backends.cpu import launch as evaluator
+    from tritium.backends.cpu import native
+    ran = []
+    for mod, name, tag in ((native.NativeKernel, "run", "native"), (evaluator, "launch", "eval")):
+        orig = getattr(mod, name)
+        monkeypatch.setattr(mod, name, lambda *a, orig=orig, tag=tag, **k: (ran.append(tag),
+                                                                           orig(*a, **k))[1])
+    x = np.ones(16, np.float32)
+    monkeypatch.delenv("TRITIUM_CPU_PATH", raising=False)
+    _twice[(1,)](x, 16)
+    monkeypatch.setenv("TRITIUM_CPU_PATH", "evaluator")
+    _twice[(1,)](x, 16)
+    monkeypatch.delenv("TRITIUM_CPU_PATH")
+    _twice[(1,)](x, 16)
+    assert ran == ["native", "eval", "native"]
+    np.testing.assert_array_equal(x, 8)
