@@ -3,6 +3,9 @@
 transposed so a step covers every row with one SIMD op (`reduce._column_partials`). Same
 combine order as the row-wise lane partials: sums against numpy, Inductor's max2 bit for
 bit (ties of -0.0/0.0, NaN payloads) against a model of that order, on ragged tiles."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -10,10 +13,8 @@ import tritium as triton
 import tritium.language as tl
 from tritium.backends.cpu.native import jit, reduce
 
-
-@triton.jit
-def _nan_max(a, b):
-    return tl.where((a > b) | (a != a), a, b)
+sys.path.insert(0, os.path.dirname(__file__))
+from combines import nan_max as _nan_max  # noqa: E402
 
 
 @triton.jit

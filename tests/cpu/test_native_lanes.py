@@ -3,6 +3,9 @@ scans can observe — Inductor's 257 columns in a 512-lane block — is shrunk i
 lowering's TTIR. Which kernels shrink (and which must not), results against numpy on both
 paths, and the compiled code with and without the shrink (bit for bit where the order of
 the combines is fixed)."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -12,20 +15,8 @@ from tritium.backends.compiler import GPUTarget
 from tritium.backends.cpu.native import lanes
 from tritium.ir.parser import parse_module
 
-
-@triton.jit
-def _nan_max(a, b):
-    return tl.where((a > b) | (a != a), a, b)
-
-
-@triton.jit
-def _or(a, b):
-    return a | b
-
-
-@triton.jit
-def _add(a, b):
-    return a + b
+sys.path.insert(0, os.path.dirname(__file__))
+from combines import nan_max as _nan_max, bit_or as _or, add as _add  # noqa: E402
 
 
 @triton.jit

@@ -2,6 +2,9 @@
 single associative ops, Inductor's `maximum`/`minimum` combines (`triton_helpers.max2`,
 `min2`: pick `a` where `a > b` or `a` is NaN), which are order free. Results stay those of
 numpy, NaNs included, on both paths."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -10,15 +13,8 @@ import tritium.language as tl
 from tritium.backends.cpu.native.reduce import _order_free
 from tritium.ir.parser import parse_module
 
-
-@triton.jit
-def _nan_max(a, b):
-    return tl.where((a > b) | (a != a), a, b)
-
-
-@triton.jit
-def _nan_min(a, b):
-    return tl.where((a < b) | (a != a), a, b)
+sys.path.insert(0, os.path.dirname(__file__))
+from combines import nan_max as _nan_max, nan_min as _nan_min, bit_or as _or  # noqa: E402
 
 
 @triton.jit
@@ -93,11 +89,6 @@ def test_inductor_style_extrema_match_numpy(rng, cpu_path, dtype, combine, N):
     np.testing.assert_array_equal(np.isnan(out), np.isnan(want))
     ok = ~np.isnan(want)
     np.testing.assert_array_equal(out[ok], want[ok])    # (0.0 == -0.0 here)
-
-
-@triton.jit
-def _or(a, b):
-    return a | b
 
 
 @triton.jit

@@ -267,15 +267,18 @@ def _fill_rows(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, vol: bool,
                 p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {idx[-1]}")
             else:
                 p = ptr.at(cx, full)
-            if mask is None or id(mask) in cx.known_true:
-                v = load_one(cx, t, p, vol)
-            else:
-                m = operand_at(cx, mask, full)
-                o = operand_at(cx, other, full) if other is not None else _zero(t)
-                v = cx.cond(m, lambda: load_one(cx, t, p, vol), o, lty(t))
-            cx.store_buf(dst, shape, t, full, v)
+            cx.store_buf(dst, shape, t, full, _masked_load(cx, t, p, vol, mask, other, full))
         cx.loops([n], elem_)
     cx.loops(shape[:-1] or [1], lambda outer: row(outer if shape[:-1] else []))
+
+
+def _masked_load(cx: Ctx, t, p: str, vol: bool, mask, other, full) -> str:
+    """One element loaded from p, or `other` (zero) where the mask is off."""
+    if mask is None or id(mask) in cx.known_true:
+        return load_one(cx, t, p, vol)
+    m = operand_at(cx, mask, full)
+    o = operand_at(cx, other, full) if other is not None else _zero(t)
+    return cx.cond(m, lambda: load_one(cx, t, p, vol), o, lty(t))
 
 
 def _run_length(cx: Ctx, ptr) -> int:
@@ -304,13 +307,7 @@ def _fill_groups(cx: Ctx, dst: str, tv: TV, ptr: TV, mask, other, c: int) -> Non
         def one(l):
             full = outer + [cx.emit(f"add nuw nsw i32 {first}, {l[0]}")]
             p = cx.emit(f"getelementptr {mty}, ptr {p0}, i32 {l[0]}")
-            if mask is None or id(mask) in cx.known_true:
-                v = load_one(cx, t, p, False)
-            else:
-                m = operand_at(cx, mask, full)
-                o_ = operand_at(cx, other, full) if other is not None else _zero(t)
-                v = cx.cond(m, lambda: load_one(cx, t, p, False), o_, lty(t))
-            cx.store_buf(dst, shape, t, full, v)
+            cx.store_buf(dst, shape, t, full, _masked_load(cx, t, p, False, mask, other, full))
         cx.loops([c], one)
     cx.loops(shape[:-1] + [shape[-1] // c], run)
 
