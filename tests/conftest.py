@@ -65,6 +65,13 @@ def cpu_path(request, monkeypatch):
 
 
 @pytest.fixture
+def native_only(monkeypatch):
+    """For tests of what the compiled path does (its code, its choices): compiled even in
+    the `--cpu-path=evaluator` run."""
+    monkeypatch.setenv("TRITIUM_CPU_PATH", "native")
+
+
+@pytest.fixture
 def private_cache(tmp_path, monkeypatch):
     """A test of its own TRITON_CACHE_DIR: compiles and autotuning results (which persist by
     default) stay out of the user's cache and out of other tests'. Modules take it with

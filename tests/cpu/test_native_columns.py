@@ -90,7 +90,7 @@ def test_int_column_reductions(rng, cpu_path, xnumel, rnumel, xblock):
     np.testing.assert_array_equal(mx, x.max(0))
 
 
-def test_column_path_is_taken(rng, monkeypatch):
+def test_column_path_is_taken(rng, monkeypatch, native_only):
     seen = []
     orig = reduce._column_partials
     monkeypatch.setattr(reduce, "_column_partials", lambda *a, **k: (seen.append(a[4]),

@@ -70,7 +70,7 @@ def test_flag_blocks(rng, cpu_path, axis, R, C, steps):
     np.testing.assert_array_equal(cum, np.logical_or.accumulate(want, axis=1))
 
 
-def test_no_i1_buffers_in_the_code():
+def test_no_i1_buffers_in_the_code(native_only):
     """(what the byte layout is for: the transposed copy's mask buffer is bytes)"""
     from tritium.backends.compiler import GPUTarget
     sig = {"X": "*fp32", "Out": "*fp32", "ynumel": "i32", "xnumel": "i32",

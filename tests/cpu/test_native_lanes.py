@@ -234,7 +234,7 @@ def _lane_model(row, lanes):
 
 
 @pytest.mark.parametrize("N", [33, 50, 64, 257])
-def test_max_folds_keep_the_same_zero_and_nan(rng, N):
+def test_max_folds_keep_the_same_zero_and_nan(rng, N, native_only):
     """Inductor's max2 over -0.0/0.0 ties and NaNs of several payloads: which zero and
     which NaN comes out is the sequential fold's (the partials are folded as a tree)."""
     from tritium.backends.cpu.native.jit import vector_bits
