@@ -132,10 +132,13 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
     print(json.dumps({"side": side, "device": dev, "backend": origin}), flush=True)
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
     spans = compile_spans() if dev == "cuda" else None
+    reported = inductor_compile_times() if dev == "cuda" else None
     for name in models:
         row = {"model": name}
         if spans is not None:
             del spans[:]
+        if reported is not None:
+            del reported[:]
         try:
             torch.manual_seed(0)
             fn, cfn, inputs, tol, grad = compiled(name, dev, quick)
@@ -157,6 +160,10 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
                     # triton.compile ran in this process (not the compiles Inductor's worker
                     # processes ran; their results load here through triton.compile too)
                     row["compile_s"] = covered(list(spans))
+                if reported:
+                    # Inductor's own per-kernel compile times, summed: its worker processes'
+                    # compiles included (none of which the spans above see)
+                    row["inductor_compile_s"] = sum(reported) / 1e6
                 ref = step(fn)
                 outs = out if isinstance(out, tuple) else (out,)
                 refs = ref if isinstance(ref, tuple) else (ref,)
@@ -188,6 +195,28 @@ def compile_spans() -> list:
     timed.__wrapped__ = real
     triton.compile = timed
     return spans
+
+
+def inductor_compile_times():
+    """Every kernel compile time (µs) Inductor records from now on in this process, where it
+    compiled (its precompile here, or a compile worker's own timing); None where this torch
+    does not record them."""
+    try:
+        from torch._inductor import async_compile
+    except ImportError:
+        return None
+    real = getattr(async_compile, "_add_triton_kernel_info", None)
+    if real is None:
+        return None
+    got = []
+
+    def record(kernel_name, info, *a, **k):
+        if isinstance(info, dict) and isinstance(info.get("compile_time_us"), (int, float)):
+            got.append(info["compile_time_us"])
+        return real(kernel_name, info, *a, **k)
+    record.__wrapped__ = real
+    async_compile._add_triton_kernel_info = record
+    return got
 
 
 def covered(spans) -> float:
@@ -409,7 +438,7 @@ def merge(runs):
             continue
         row = {"model": name, "ok": all(g["ok"] for g in got), "err": max(g["err"] for g in got),
                "runs_first_s": [g["first_s"] for g in got]}
-        for key in ("first_s", "compile_s", "steady_ms", "device_us"):
+        for key in ("first_s", "compile_s", "inductor_compile_s", "steady_ms", "device_us"):
             vals = [g[key] for g in got if g.get(key) is not None]
             # steady: the best process. Both sides launch Inductor's kernels through torch's
             # own static launcher, so the loop runs the same code; what differs between
@@ -444,6 +473,8 @@ def table(base, ours, names, title, first) -> None:
         cx = f"{b['compile_s'] / t['compile_s']:.2f}" if both and b.get("compile_s") and \
             t.get("compile_s") else "-"
         check = tcheck if bcheck == "ok" else f"{bname}: {bcheck}; tritium: {tcheck}"
+        if both and b.get("inductor_compile_s") and t.get("inductor_compile_s"):
+            check += f"  kernel compiles x {b['inductor_compile_s'] / t['inductor_compile_s']:.2f}"
         if both and "runs_first_s" in b and "runs_first_s" in t:
             check += "  first x per run " + " ".join(
                 f"{x / y:.2f}" for x, y in zip(b["runs_first_s"], t["runs_first_s"]))
@@ -453,7 +484,8 @@ def table(base, ours, names, title, first) -> None:
         if base.get("repeat") else ""
     print(f"(x = {bname} time / tritium time: above 1 means tritium is faster; "
           f"{runs}whole runs {base['wall']:.0f} s vs {ours['wall']:.0f} s; comp = wall time "
-          f"inside triton.compile during the first call, in the calling process)")
+          f"inside triton.compile during the first call, in the calling process; kernel compiles: "
+          f"Inductor's per-kernel compile times summed, its workers' included)")
 
 
 if __name__ == "__main__":

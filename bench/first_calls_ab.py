@@ -61,7 +61,8 @@ def main() -> None:
 
     print(f"first call s (and steady ms), base = {trees['base']}, medians of {args.rounds} "
           "alternating processes per tree; x = base / this, above 1: this tree is faster")
-    print(f"{'model':<15} {'base':>6} {'this':>6} {'x':>5} {'steady x':>8}  runs base | this")
+    print(f"{'model':<15} {'base':>6} {'this':>6} {'x':>5} {'steady x':>8} {'kernels x':>9}  "
+          "runs base | this   (kernels: Inductor's per-kernel compile times, summed)")
     for m in models:
         b, t = vals("base", m, "first_s"), vals("this", m, "first_s")
         if not b or not t:
@@ -69,8 +70,10 @@ def main() -> None:
             continue
         sb, st = vals("base", m, "steady_ms"), vals("this", m, "steady_ms")
         sx = f"{min(sb) / min(st):.2f}" if sb and st else "-"
+        kb, kt = vals("base", m, "inductor_compile_s"), vals("this", m, "inductor_compile_s")
+        kx = f"{statistics.median(kb) / statistics.median(kt):.2f}" if kb and kt else "-"
         print(f"{m:<15} {statistics.median(b):6.2f} {statistics.median(t):6.2f} "
-              f"{statistics.median(b) / statistics.median(t):5.2f} {sx:>8}  "
+              f"{statistics.median(b) / statistics.median(t):5.2f} {sx:>8} {kx:>9}  "
               f"{' '.join(f'{v:.2f}' for v in b)} | {' '.join(f'{v:.2f}' for v in t)}")
 
 
