@@ -249,3 +249,44 @@ def test_max_folds_keep_the_same_zero_and_nan(rng, N, native_only):
     _maxrows[(M,)](x, out, N=N, BLOCK=triton.next_power_of_2(N))
     want = np.array([_lane_model(list(row), lanes) for row in x], np.float32)
     np.testing.assert_array_equal(out.view(np.uint32), want.view(np.uint32))
+
+
+@triton.jit
+def _maximum(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def _row_scans(X, Sum, Max, M, N: tl.constexpr, BLOCK: tl.constexpr, XBLOCK: tl.constexpr,
+               REV: tl.constexpr):
+    rows = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:, None]
+    cols = tl.arange(0, BLOCK)[None, :]
+    m = (cols < N) & (rows < M)
+    x = tl.load(X + rows * N + cols, m, other=0)
+    tl.store(Sum + rows * N + cols, tl.cumsum(x, 1, reverse=REV), m)
+    tl.store(Max + rows * N + cols, tl.associative_scan(x, 1, _maximum, reverse=REV), m)
+
+
+@pytest.mark.parametrize("N", [1, 5, 256, 261, 1029])
+@pytest.mark.parametrize("XBLOCK", [1, 4])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("rev", [False, True])
+def test_row_scans_in_sequential_order(rng, cpu_path, N, XBLOCK, dtype, rev):
+    """Scans along a row (the running value carried in a register on the compiled path:
+    row lengths 256 and 261 ran 3x slower than 272 when it went through memory). The
+    compiled path keeps the sequential order, so its float sums are bit for bit numpy's
+    accumulate; a reverse scan starts at the block's end, its padding (`other=0`) included."""
+    M, BLOCK = 6, triton.next_power_of_2(N)
+    x = (rng.standard_normal((M, N)) * 100).astype(dtype)
+    s, mx = np.zeros_like(x), np.zeros_like(x)
+    _row_scans[(triton.cdiv(M, XBLOCK),)](x, s, mx, M, N=N, BLOCK=BLOCK, XBLOCK=XBLOCK, REV=rev)
+    xp = np.zeros((M, BLOCK), dtype)
+    xp[:, :N] = x
+    flip = (lambda a: a[:, ::-1]) if rev else (lambda a: a)
+    want_s = flip(np.add.accumulate(flip(xp), axis=1, dtype=dtype))[:, :N]
+    want_m = flip(np.maximum.accumulate(flip(xp), axis=1))[:, :N]
+    np.testing.assert_array_equal(mx, want_m)
+    if cpu_path == "native" or dtype == np.int32:
+        np.testing.assert_array_equal(s, want_s)
+    else:  # the evaluator adds in another order
+        np.testing.assert_allclose(s, want_s, rtol=1e-5, atol=N * 1e-4)

@@ -359,6 +359,11 @@ def _scan(cx: Ctx, op):
         return idx[:axis] + [k] + idx[axis + 1:]
 
     first = str(n - 1 if rev else 0)
+    if axis == len(shape) - 1:
+        _scan_rows(cx, op, ins, shape, ts, bufs, rev)
+        for r, t, b in zip(op.results, ts, bufs):
+            cx.vals[r] = TV(shape, t, buf=b)
+        return
     ishape = shape[:axis] + [1] + shape[axis + 1:]
 
     def init(idx):
@@ -388,6 +393,34 @@ def _scan(cx: Ctx, op):
     for r, t, b in zip(op.results, ts, bufs):
         cx.vals[r] = TV(shape, t, buf=b)
 
+
+
+def _scan_rows(cx: Ctx, op, ins, shape, ts, bufs, rev: bool) -> None:
+    """A scan along the last axis, row by row, the running value carried in a scalar slot
+    (a register to LLVM). Reading it back from the row's buffer instead put a store-to-load
+    round trip on every step of the chain, unless LLVM happened to forward it: 3x slower
+    at some row lengths (256, 261) than at others (272)."""
+    n = shape[-1]
+    tys = [lty(t) for t in ts]
+    slots = [cx.alloca(ty) for ty in tys]
+
+    def row(outer):
+        def put(here, vals):
+            for i, v in enumerate(vals):
+                cx.store_buf(bufs[i], shape, ts[i], here, v)
+                cx.do(f"store {tys[i]} {v}, ptr {slots[i]}")
+        start = outer + [str(n - 1 if rev else 0)]
+        put(start, [x.at(cx, start) for x in ins])
+
+        def step(jdx):
+            k = cx.emit(f"sub i32 {n - 1}, {jdx[0]}") if rev else jdx[0]
+            here = outer + [k]
+            accs = [cx.emit(f"load {ty}, ptr {sl}") for ty, sl in zip(tys, slots)]
+            put(here, _combine(cx, op, accs, [x.at(cx, here) for x in ins]))
+        if n > 1:
+            cx.loops([n], step, start=[1], vectorize=False)
+    cx.loops(shape[:-1] or [1], lambda outer: row(outer if shape[:-1] else []),
+             vectorize=False)
 
 
 @lowers("tt.histogram")
