@@ -329,10 +329,9 @@ def _libdevice_source(llvm, path: str, missing: List[str], tm, data_layout: str)
         unknown = [n for n in missing if n not in defined]
         if unknown:
             raise ValueError(f"not in libdevice ({path}): {', '.join(unknown)}")
-        if common is None:
-            _trim(llvm, module, (_COMMON & defined).union(missing), tm)
-            if all(n in _COMMON for n in missing):
-                _libdevice_common[path] = module.as_bitcode()
+        if common is None and all(n in _COMMON for n in missing):
+            _trim(llvm, module, _COMMON & defined, tm)
+            _libdevice_common[path] = module.as_bitcode()
     return module
 
 
@@ -343,12 +342,9 @@ def warm_libdevice() -> None:
     path = find_libdevice()
     if path is None or path in _libdevice_common:
         return
-    llvm = _llvm()
-    with _lock:
-        tm = _target_machine("sm_90a", choose_ptx_version("sm_90a", None)[0])
-        _libdevice_source(llvm, path, [], tm, str(tm.target_data))
-    # LLVM's first optimisation and code generation of a process also set up state of
-    # their own (20-30 ms more than later ones): done here on a one-line kernel.
+    # A one-line kernel calling erf: its compile keeps the common set (the first use of
+    # any of its functions does), and runs LLVM's first optimisation and code generation
+    # of the process, which set up state of their own (20-30 ms more than later ones).
     llir_to_ptx(_WARM_KERNEL)
 
 

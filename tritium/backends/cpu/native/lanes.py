@@ -27,7 +27,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ....ir import types as T
 from ....ir.attrs import DenseElementsAttr, IntegerAttr
-from ....ir.ops import CMPF_PREDICATES, CMPI_PREDICATES, lookup
+from ....ir.ops import CMPI_PREDICATES, lookup
+from .arith import _pred
 
 
 _SHAPE_FREE = {"tt.splat", "arith.constant", "tt.return"}
@@ -113,8 +114,7 @@ def _bound(m, d: int) -> Optional[int]:
         a = int(op.attr("axis"))
         return None if d == a else _bound(op.operand(0), d - (d > a))
     if op.name == "arith.cmpi":
-        p = op.attr("predicate")
-        p = p if isinstance(p, str) else CMPI_PREDICATES[int(p)]
+        p = _pred(op, CMPI_PREDICATES)
         a, b = op.operands
         if p in ("sgt", "sge", "ugt", "uge"):
             a, b = b, a
@@ -129,17 +129,12 @@ def _bound(m, d: int) -> Optional[int]:
 def _neutral(op) -> Optional[object]:
     """The two-sided identity of a single-operand reduction's combine, as a checker, or
     None when there is none this pass knows."""
-    from .reduce import _is_select_extremum, _single_op
+    from .reduce import _select_extremum, _single_op
     t = op.operand(0).type.element_type
     w = t.width if isinstance(t, T.IntegerType) else None
     kind = _single_op(op)
-    if kind is None and _is_select_extremum(op):
-        body = [o for o in op.regions[0].entry if o.name not in ("tt.reduce.return",)]
-        cmp = next(o for o in body if o.name in ("arith.cmpf", "arith.cmpi")
-                   and list(o.operands) == list(op.regions[0].entry.args))
-        p = cmp.attr("predicate")
-        names = CMPF_PREDICATES if cmp.name == "arith.cmpf" else CMPI_PREDICATES
-        p = p if isinstance(p, str) else names[int(p)]
+    p = _select_extremum(op) if kind is None else None
+    if p is not None:
         bigger = p[1:] in ("gt", "ge")
         if w is None:
             return -math.inf if bigger else math.inf

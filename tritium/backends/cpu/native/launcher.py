@@ -170,12 +170,10 @@ class Packer:
 
 
 def _scalar(k: str, a) -> int:
-    """The 8-byte slot of a scalar argument of kind `k` (floats in their low bytes)."""
+    """The 8-byte slot of a float argument of kind `k`, in its low bytes (integers: `_int`)."""
     if hasattr(a, "item") and getattr(a, "ndim", 0) == 0:
         a = a.item()
-    if k[0] == "i":
-        v = int(a)
-    elif k == "f32":
+    if k == "f32":
         v = struct.unpack("<I", struct.pack("<f", float(a)))[0]
     elif k == "f64":
         v = struct.unpack("<Q", struct.pack("<d", float(a)))[0]

@@ -10,6 +10,7 @@ a tree order, like the GPU's, rather than the evaluator's pairwise one.
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 from ....ir import types as T
 from .context import TV, Ctx, lowers, lty
@@ -28,25 +29,30 @@ _ORDERED_CMP = {"ogt", "olt", "oge", "ole", "sgt", "slt", "sge", "sle", "ugt", "
 
 
 def _is_select_extremum(op) -> bool:
-    """The combine picks one of its two operands by an ordering compare: `a if a > b else b`
-    (min alike) on integers, or on floats also where `a` is NaN — Inductor's `maximum` and
-    `minimum` (triton_helpers.max2/min2). Which element wins then does not depend on the
-    order they come in (up to which of two equal values, e.g. -0.0 and 0.0, is kept). A
-    float compare without the NaN check is not order free: NaN is neither > nor <."""
+    return _select_extremum(op) is not None
+
+
+def _select_extremum(op) -> Optional[str]:
+    """The predicate of `a` against `b` ("ogt", "slt", ...) when the combine picks one of
+    its two operands by an ordering compare: `a if a > b else b` (min alike) on integers,
+    or on floats also where `a` is NaN — Inductor's `maximum` and `minimum`
+    (triton_helpers.max2/min2). Which element wins then does not depend on the order they
+    come in (up to which of two equal values, e.g. -0.0 and 0.0, is kept). A float compare
+    without the NaN check is not order free: NaN is neither > nor <. Else None."""
     from .arith import CMPF_PREDICATES, CMPI_PREDICATES, _pred
     region = op.regions[0].entry
     if len(region.args) != 2:
-        return False
+        return None
     a, b = region.args
     body = [o for o in region if o.name != "tt.reduce.return"]
     if len(body) not in (2, 4) or body[-1].name != "arith.select" \
             or list(body[-1].operands)[1:] != [a, b]:
-        return False
+        return None
     made = {o.results[0]: o for o in body[:-1]}
     cmp = made.get(body[-1].operand(0))
     if len(body) == 4:  # mask = (a > b) | isnan(a)
         if cmp is None or cmp.name != "arith.ori":
-            return False
+            return None
         x, y = (made.get(v) for v in cmp.operands)
         for cmp, isnan in ((x, y), (y, x)):
             if cmp is not None and isnan is not None and isnan.name == "arith.cmpf" \
@@ -54,13 +60,13 @@ def _is_select_extremum(op) -> bool:
                     and _pred(isnan, CMPF_PREDICATES) in ("une", "uno"):
                 break
         else:
-            return False
+            return None
     elif cmp is None or cmp.name != "arith.cmpi":
-        return False
+        return None
     if cmp.name not in ("arith.cmpf", "arith.cmpi") or list(cmp.operands) != [a, b]:
-        return False
-    names = CMPF_PREDICATES if cmp.name == "arith.cmpf" else CMPI_PREDICATES
-    return _pred(cmp, names) in _ORDERED_CMP
+        return None
+    p = _pred(cmp, CMPF_PREDICATES if cmp.name == "arith.cmpf" else CMPI_PREDICATES)
+    return p if p in _ORDERED_CMP else None
 
 
 def _order_free(op) -> bool:
@@ -171,12 +177,13 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
     K = shape[axis]
     lanes = max(4, cx.vector_bits // 32)
     last = axis == len(shape) - 1
-    if last and K >= 2 * lanes and _order_free(op) and _reads_columns(cx, op):
+    lanewise = last and K >= 2 * lanes and _order_free(op)
+    if lanewise and _reads_columns(cx, op):
         _column_partials(cx, combine, ins[0], ts[0], shape, lanes, lambda o: slot(0, o),
                          tree=_exact_tree(op))
-    elif last and K >= 2 * lanes and _order_free(op):
-        _lane_partials(cx, combine, ins[0], ts[0], shape, oshape, lanes, lambda o: slot(0, o),
-                       tree=_exact_tree(op))
+    elif lanewise:
+        lane_partials(cx, [(combine, ins[0], ts[0], lambda o: slot(0, o), _exact_tree(op))],
+                      shape, lanes)
     elif K > 1:
         start = [0] * len(shape)
         start[axis] = 1
@@ -208,21 +215,17 @@ def bind(cx: Ctx, op, ts, bufs, oshape) -> None:
             cx.vals[r] = TV(oshape, t, buf=b)
 
 
-def _lane_partials(cx: Ctx, combine, x, t, shape, oshape, lanes, slot,
-                   tree: bool = False) -> None:
+def lane_partials(cx: Ctx, specs, shape, lanes) -> None:
     """Reduce the last axis in `lanes` independent partial results (chunk c combines element
     c*lanes + l into partial l, a plain elementwise loop that vectorises; the K % lanes
     elements past the last whole chunk go into the first partials), then fold the
     partials, in halves with `tree` (a chain of `lanes` dependent combines otherwise). Only
     for combines whose result does not depend on the order; `tree` only for those whose
-    result is also the same bits in any order (see `_EXACT_TREE`)."""
-    lane_partials(cx, [(combine, x, t, slot, tree)], shape, lanes)
+    result is also the same bits in any order (see `_EXACT_TREE`).
 
-
-def lane_partials(cx: Ctx, specs, shape, lanes) -> None:
-    """`_lane_partials` of several reductions of one shape (`specs`: (combine, operand,
-    type, slot, tree) each) in one loop nest: operands that share values (the same loaded
-    row) compute them once per chunk for all (reduce_fuse.py)."""
+    `specs`: (combine, operand, type, slot, tree) of one or more reductions of one shape,
+    run in one loop nest: operands that share values (the same loaded row) compute them
+    once per chunk for all (reduce_fuse.py)."""
     K = shape[-1]
     whole, rem = divmod(K, lanes)
     outer = list(shape[:-1]) or [1]
@@ -254,16 +257,27 @@ def lane_partials(cx: Ctx, specs, shape, lanes) -> None:
     cx.loops(outer, row, vectorize=False)
 
 
+def _fold_values(combine, vals, tree: bool) -> str:
+    """The partials `vals` (in lane order) combined, straight-line: as a tree with `tree`
+    — neighbours paired, the lower as the combine's first operand, as in the sequential
+    fold (pairing l with l + lanes/2 instead let max2 keep another NaN) —, else as a
+    chain from lane 0."""
+    if tree:
+        while len(vals) > 1:
+            vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
+        return vals[0]
+    acc = vals[0]
+    for v in vals[1:]:
+        acc = combine([acc], [v])[0]
+    return acc
+
+
 def _fold(cx: Ctx, combine, t, part: TV, po, lanes, p: str, tree: bool) -> None:
     ty = lty(t)
     if tree:
-        # neighbours paired, the lower as the combine's first operand, as in the
-        # sequential fold (pairing l with l + lanes/2 instead let max2 keep another
-        # NaN); straight-line: loops of 8, 4, 2 and 1 trips ran slower than the chain
+        # (straight-line: loops of 8, 4, 2 and 1 trips ran slower than the chain)
         vals = [cx.load_buf(part, po + [str(i)]) for i in range(lanes)]
-        while len(vals) > 1:
-            vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
-        cx.do(f"store {ty} {vals[0]}, ptr {p}")
+        cx.do(f"store {ty} {_fold_values(combine, vals, tree)}, ptr {p}")
         return
     cx.do(f"store {ty} {cx.load_buf(part, po + ['0'])}, ptr {p}")
 
@@ -308,7 +322,7 @@ def _reads_columns(cx: Ctx, op) -> bool:
 
 
 def _column_partials(cx: Ctx, combine, x, t, shape, lanes, slot, tree: bool) -> None:
-    """`_lane_partials`' order of combines (partial l of row o takes elements l, l + lanes,
+    """`lane_partials`' order of combines (partial l of row o takes elements l, l + lanes,
     ... of the row), with the rows innermost: the partials are kept transposed, [lane, row],
     so a step over all rows is one SIMD op on consecutive memory where the operand's rows
     are consecutive (column sums) and the row-wise order would gather every element."""
@@ -333,15 +347,7 @@ def _column_partials(cx: Ctx, combine, x, t, shape, lanes, slot, tree: bool) -> 
 
     def fold(o):
         vals = [cx.load_buf(TV(ps, t, buf=part), [str(i), o[0]]) for i in range(lanes)]
-        if tree:   # (as `_lane_partials`: neighbours, the lower first)
-            while len(vals) > 1:
-                vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
-        else:
-            acc = vals[0]
-            for v in vals[1:]:
-                acc = combine([acc], [v])[0]
-            vals = [acc]
-        cx.do(f"store {lty(t)} {vals[0]}, ptr {slot(o)}")
+        cx.do(f"store {lty(t)} {_fold_values(combine, vals, tree)}, ptr {slot(o)}")
     cx.loops([X], fold, width=w)
 
 
@@ -351,19 +357,26 @@ def _scan(cx: Ctx, op):
     rev = bool(op.attr("reverse", False))
     ins = [cx.get(v) for v in op.operands]
     shape = list(op.operand(0).type.shape)
-    n = shape[axis]
     ts = [r.type for r in op.results]
     bufs = [cx.new_buf(shape, t) for t in ts]
+    if axis == len(shape) - 1:
+        _scan_rows(cx, op, ins, shape, ts, bufs, rev)
+    else:
+        _scan_columns(cx, op, ins, shape, ts, bufs, rev, axis)
+    for r, t, b in zip(op.results, ts, bufs):
+        cx.vals[r] = TV(shape, t, buf=b)
+
+
+def _scan_columns(cx: Ctx, op, ins, shape, ts, bufs, rev: bool, axis: int) -> None:
+    """A scan along an axis other than the last: each step reads the previous element
+    from the buffer, and the inner loop (along the last axis) runs many chains at once,
+    as SIMD."""
+    n = shape[axis]
 
     def at_axis(idx, k):
         return idx[:axis] + [k] + idx[axis + 1:]
 
     first = str(n - 1 if rev else 0)
-    if axis == len(shape) - 1:
-        _scan_rows(cx, op, ins, shape, ts, bufs, rev)
-        for r, t, b in zip(op.results, ts, bufs):
-            cx.vals[r] = TV(shape, t, buf=b)
-        return
     ishape = shape[:axis] + [1] + shape[axis + 1:]
 
     def init(idx):
@@ -389,10 +402,7 @@ def _scan(cx: Ctx, op):
     if n > 1:
         start = [0] * len(shape)
         start[axis] = 1
-        cx.loops(shape, step, start=start, vectorize=axis != len(shape) - 1)
-    for r, t, b in zip(op.results, ts, bufs):
-        cx.vals[r] = TV(shape, t, buf=b)
-
+        cx.loops(shape, step, start=start)
 
 
 def _scan_rows(cx: Ctx, op, ins, shape, ts, bufs, rev: bool) -> None:
@@ -402,20 +412,20 @@ def _scan_rows(cx: Ctx, op, ins, shape, ts, bufs, rev: bool) -> None:
     at some row lengths (256, 261) than at others (272)."""
     n = shape[-1]
     tys = [lty(t) for t in ts]
-    slots = [cx.alloca(ty) for ty in tys]
+    running = [cx.alloca(ty) for ty in tys]
 
     def row(outer):
         def put(here, vals):
             for i, v in enumerate(vals):
                 cx.store_buf(bufs[i], shape, ts[i], here, v)
-                cx.do(f"store {tys[i]} {v}, ptr {slots[i]}")
+                cx.do(f"store {tys[i]} {v}, ptr {running[i]}")
         start = outer + [str(n - 1 if rev else 0)]
         put(start, [x.at(cx, start) for x in ins])
 
         def step(jdx):
             k = cx.emit(f"sub i32 {n - 1}, {jdx[0]}") if rev else jdx[0]
             here = outer + [k]
-            accs = [cx.emit(f"load {ty}, ptr {sl}") for ty, sl in zip(tys, slots)]
+            accs = [cx.emit(f"load {ty}, ptr {sl}") for ty, sl in zip(tys, running)]
             put(here, _combine(cx, op, accs, [x.at(cx, here) for x in ins]))
         if n > 1:
             cx.loops([n], step, start=[1], vectorize=False)
