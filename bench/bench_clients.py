@@ -141,6 +141,7 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
             del reported[:]
         try:
             torch.manual_seed(0)
+            row["pool_ready"] = pool_ready()
             fn, cfn, inputs, tol, grad = compiled(name, dev, quick)
 
             def step(f):
@@ -164,6 +165,7 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
                     # Inductor's own per-kernel compile times, summed: its worker processes'
                     # compiles included (none of which the spans above see)
                     row["inductor_compile_s"] = sum(reported) / 1e6
+                    row["kernels"] = len(reported)
                 ref = step(fn)
                 outs = out if isinstance(out, tuple) else (out,)
                 refs = ref if isinstance(ref, tuple) else (ref,)
@@ -177,6 +179,17 @@ def worker(side: str, models, quick: bool, iters: int, no_asserts: bool) -> None
         except Exception as e:  # noqa: BLE001  (one model's failure is a row, not the end)
             row["error"] = f"{type(e).__name__}: {str(e).strip().splitlines()[-1][:120] if str(e).strip() else ''}"
         print(json.dumps(row), flush=True)
+
+
+def pool_ready():
+    """Whether Inductor's compile-worker pool is ready (its kernels then compile in the
+    workers; before, in this process); None where this torch keeps no such state."""
+    try:
+        from torch._inductor.async_compile import AsyncCompile
+    except ImportError:
+        return None
+    fut = getattr(AsyncCompile, "_ready_future", None)
+    return None if fut is None else fut.done()
 
 
 def compile_spans() -> list:
@@ -437,7 +450,8 @@ def merge(runs):
             rows[name] = bad[0]
             continue
         row = {"model": name, "ok": all(g["ok"] for g in got), "err": max(g["err"] for g in got),
-               "runs_first_s": [g["first_s"] for g in got]}
+               "runs_first_s": [g["first_s"] for g in got],
+               "runs_pool_ready": [g.get("pool_ready") for g in got]}
         for key in ("first_s", "compile_s", "inductor_compile_s", "steady_ms", "device_us"):
             vals = [g[key] for g in got if g.get(key) is not None]
             # steady: the best process. Both sides launch Inductor's kernels through torch's
@@ -475,6 +489,11 @@ def table(base, ours, names, title, first) -> None:
         check = tcheck if bcheck == "ok" else f"{bname}: {bcheck}; tritium: {tcheck}"
         if both and b.get("inductor_compile_s") and t.get("inductor_compile_s"):
             check += f"  kernel compiles x {b['inductor_compile_s'] / t['inductor_compile_s']:.2f}"
+        if both and (any(b.get("runs_pool_ready", ())) or any(t.get("runs_pool_ready", ()))):
+            # (a model straddling the compile pool's start compiles partly in this process)
+            check += "  pool ready at start " + "/".join(
+                f"{sum(map(bool, r.get('runs_pool_ready', ())))} of "
+                f"{len(r.get('runs_pool_ready', ()))}" for r in (b, t))
         if both and "runs_first_s" in b and "runs_first_s" in t:
             check += "  first x per run " + " ".join(
                 f"{x / y:.2f}" for x, y in zip(b["runs_first_s"], t["runs_first_s"]))

@@ -52,9 +52,19 @@ def main() -> None:
     models = [m for m in args.models.split(",") if m]
     trees = {"base": os.path.abspath(args.base), "this": ROOT}
     runs = {"base": [], "this": []}
-    for _ in range(args.rounds):
-        for side, tree in trees.items():
+    for i in range(args.rounds):
+        # Each round swaps which tree runs first: a process after another one may find the
+        # machine in another state (the last one's compile workers still exiting).
+        for side, tree in list(trees.items())[::1 if i % 2 == 0 else -1]:
             runs[side].append(run_tree(tree, models, args.iters))
+            # Each process as it ends (a run cut short by a time limit keeps what it had).
+            row = runs[side][-1]
+            print(f"round {i + 1} {side} (first s/compile here s/Inductor's kernel compiles s/"
+                  "kernels/pool ready at start): " + " ".join(
+                f"{m}={row[m]['first_s']:.2f}/{row[m].get('compile_s', 0):.2f}/"
+                f"{row[m].get('inductor_compile_s', float('nan')):.2f}"
+                f"/{row[m].get('kernels', '-')}/{'pool' if row[m].get('pool_ready') else 'here'}"
+                for m in models if m in row), file=sys.stderr, flush=True)
 
     def vals(side, model, key):
         return [r[model][key] for r in runs[side] if model in r and key in r[model]]

@@ -196,10 +196,11 @@ def test_libdevice_linked_only_when_needed(monkeypatch):
 @needs_libdevice
 @pytest.mark.parametrize("first,then", [("__nv_erff", "__nv_rsqrtf"), ("__nv_tanh", "__nv_log1pf"),
                                         ("__nv_erff", "__nv_lgammaf")])
-def test_libdevice_parsed_once_for_common_functions(monkeypatch, first, then):
+def test_libdevice_parsed_once_for_common_functions(monkeypatch, private_cache, first, then):
     """A process parses libdevice once for the common math functions: a later kernel
     needing another one is cut from what the first parse kept, and gets the same PTX as
-    from a fresh parse of the whole library. A rarer function (lgamma) parses again."""
+    from a fresh parse of the whole library. A rarer function (lgamma) parses again.
+    (An empty cache directory: else the functions come from there, parsed by no one.)"""
     def kernel(fn):
         if fn.endswith("f"):
             return ERF_KERNEL.replace("__nv_erff", fn).replace("@erf_kernel", "@k_" + fn[5:])
@@ -222,6 +223,53 @@ def test_libdevice_parsed_once_for_common_functions(monkeypatch, first, then):
     want = nvllvm.llir_to_ptx(kernel(then))
     assert got == want
     assert then not in got and "call" not in got
+
+
+def _libdevice_kernel(fns, name="k_disk"):
+    decls = "".join(f"declare float @{f}(float)\n" for f in fns)
+    body, v = "", "%v"
+    for i, f in enumerate(fns):
+        body += f"  %r{i} = call float @{f}(float {v})\n"
+        v = f"%r{i}"
+    return (f"{decls}define ptx_kernel void @{name}(ptr addrspace(1) %p) {{\n"
+            f"  %v = load float, ptr addrspace(1) %p\n{body}"
+            f"  store float {v}, ptr addrspace(1) %p\n  ret void\n}}\n")
+
+
+@needs_libdevice
+def test_libdevice_functions_kept_on_disk_for_later_processes(monkeypatch, private_cache):
+    """A process that finds a function's trimmed bitcode in the cache directory parses no
+    libdevice for it and emits the same PTX; a damaged file is cut again (and rewritten);
+    a function not yet there still parses."""
+    import glob
+
+    def fresh_process():
+        for cache in ("_libdevice_bc", "_libdevice_common", "_libdevice_disk"):
+            monkeypatch.setattr(nvllvm, cache, {})
+
+    def parses():
+        return nvllvm.stats["libdevice_parses"]
+    fresh_process()
+    before = parses()
+    want = nvllvm.llir_to_ptx(_libdevice_kernel(["__nv_erff", "__nv_expm1f"]))
+    assert parses() == before + 1
+    files = sorted(glob.glob(os.path.join(os.environ["TRITON_CACHE_DIR"], "libdevice-*", "*.bc")))
+    assert [os.path.basename(f) for f in files] == ["__nv_erff.bc", "__nv_expm1f.bc"]
+
+    fresh_process()
+    assert nvllvm.llir_to_ptx(_libdevice_kernel(["__nv_erff", "__nv_expm1f"])) == want
+    assert parses() == before + 1
+
+    fresh_process()
+    with open(files[0], "wb") as f:
+        f.write(b"BC\xc0\xde truncated")
+    assert nvllvm.llir_to_ptx(_libdevice_kernel(["__nv_erff", "__nv_expm1f"])) == want
+    assert parses() == before + 2
+    fresh_process()
+    assert nvllvm.llir_to_ptx(_libdevice_kernel(["__nv_erff", "__nv_expm1f"])) == want
+    assert parses() == before + 2      # (the damaged file was written again)
+    nvllvm.llir_to_ptx(_libdevice_kernel(["__nv_erff", "__nv_log1pf"]))
+    assert parses() == before + 3
 
 
 @needs_libdevice

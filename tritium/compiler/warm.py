@@ -2,10 +2,14 @@
 
 A fresh process's first GPU compile costs 0.1-0.3 s more than its second: importing the
 stages' modules (a few hundred files, from source where no bytecode was written), starting
-LLVM, parsing libdevice, reading the backend entry points, hashing tritium's sources for
-the cache key and asking ptxas its version. A process that will fork compile workers
-(tritium's own zygote, Inductor's compile-pool parent) does it once before forking, so
-every worker starts warm.
+LLVM, reading the backend entry points, hashing tritium's sources for the cache key and
+asking ptxas its version. A process that will fork compile workers (tritium's own zygote,
+Inductor's compile-pool parent) does it once before forking, so every worker starts warm.
+
+libdevice is not parsed here: its trimmed functions come from the cache directory (see
+`backends/nvidia/llvm.py`). Parsing it here as well (session 20) delayed the pool's
+readiness by as much, and three A/B runs on the H100 had the models compiled in Inductor's
+workers slower with it, not faster.
 
 Nothing here touches the CUDA driver: a process that forks must not have initialised it.
 """
@@ -26,7 +30,6 @@ def warm_up() -> None:
         from ..backends import backends  # noqa: F401  (entry points, read once per process)
         cache.tritium_key()
         llvm._llvm()
-        llvm.warm_libdevice()
         # What the backend hash asks of the installation, both cached per process: ptxas's
         # version (a subprocess) and llvmlite's (package metadata, read by the email parser).
         toolchain.tool_version(toolchain.find_ptxas())

@@ -11,13 +11,16 @@ Speed notes (measured with llvmlite 0.50 / LLVM 22):
   libdevice function, a trimmed bitcode module holding just that function and
   what it calls; a kernel links only those. After the first use of a function
   a compile with libdevice costs about as much as one without.
-* Parsing libdevice.10.bc takes ~30 ms (and trimming it ~10 ms more); it happens
-  once per process for the common math functions (`_COMMON`, kept as one small
-  bitcode module), once more per new set of rarer ones, and never for kernels that
-  call no `__nv_` function.
+* Parsing libdevice.10.bc takes ~30 ms (and trimming it ~10 ms more; 2-3x both on
+  a GPU host). Each function's trimmed bitcode is kept in the cache directory as well,
+  so a later process (a compile worker, the next run) reads a few kB instead. Where
+  it must parse, a process does so once for the common math functions (`_COMMON`,
+  kept as one small bitcode module), once more per new set of rarer ones, and never
+  for kernels that call no `__nv_` function.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
@@ -48,6 +51,7 @@ _target_machines: Dict[tuple, object] = {}
 _libdevice_bytes: Dict[str, bytes] = {}
 _libdevice_defined: Dict[str, Set[str]] = {}
 _libdevice_bc: Dict[tuple, bytes] = {}      # (path, function) -> trimmed bitcode
+_libdevice_disk: Dict[str, Optional[str]] = {}  # path -> its functions' cache key (None: none)
 stats = {"libdevice_parses": 0, "libdevice_links": 0}
 
 
@@ -335,31 +339,62 @@ def _libdevice_source(llvm, path: str, missing: List[str], tm, data_layout: str)
     return module
 
 
-def warm_libdevice() -> None:
-    """Parse libdevice now and keep its common functions (`_COMMON`): for a process that
-    forks compile workers, which would each parse it again at their first math function
-    (Inductor's pool of 16 hands consecutive kernels to different workers)."""
-    path = find_libdevice()
-    if path is None or path in _libdevice_common:
-        return
-    # A one-line kernel calling erf: its compile keeps the common set (the first use of
-    # any of its functions does), and runs LLVM's first optimisation and code generation
-    # of the process, which set up state of their own (20-30 ms more than later ones).
-    llir_to_ptx(_WARM_KERNEL)
+def _disk_dir(llvm, path: str) -> Optional[str]:
+    """Cache-directory folder of `path`'s trimmed functions, named by what they are derived
+    from: that file, this LLVM's bitcode and this module's code (which trims them)."""
+    key = _libdevice_disk.get(path, "")
+    if key == "":
+        try:
+            st = os.stat(path)
+            with open(__file__, "rb") as f:
+                code = f.read()
+            parts = (os.path.abspath(path), st.st_size, st.st_mtime_ns, llvm.llvm_version_info,
+                     hashlib.sha256(code).hexdigest())
+            key = "libdevice-" + hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
+        except Exception:  # noqa: BLE001  (no cache: every process parses, as before)
+            key = None
+        _libdevice_disk[path] = key
+    if key is None:
+        return None
+    import tritium.knobs as knobs
+    return os.path.join(knobs.cache.dir, key)
 
 
-_WARM_KERNEL = """declare float @__nv_erff(float)
-define ptx_kernel void @tritium_warm(ptr addrspace(1) %p) {
-  %v = load float, ptr addrspace(1) %p
-  %e = call float @__nv_erff(float %v)
-  store float %e, ptr addrspace(1) %p
-  ret void
-}
-"""
+def _load_from_disk(llvm, path: str, names: List[str]) -> None:
+    folder = _disk_dir(llvm, path)
+    for n in names if folder else ():
+        try:
+            with open(os.path.join(folder, f"{n}.bc"), "rb") as f:
+                data = f.read()
+            llvm.parse_bitcode(data)  # (a truncated or foreign file is cut again)
+        except (OSError, RuntimeError):
+            continue
+        _libdevice_bc[(path, n)] = data
+
+
+def _store_on_disk(llvm, path: str, names: List[str]) -> None:
+    """Best effort: each file written under a private name, then renamed into place
+    (compile workers store the same functions at once)."""
+    folder = _disk_dir(llvm, path)
+    for n in names if folder else ():
+        tmp = os.path.join(folder, f"{n}.bc.{os.getpid()}.{threading.get_ident()}")
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with open(tmp, "wb") as f:
+                f.write(_libdevice_bc[(path, n)])
+            os.replace(tmp, os.path.join(folder, f"{n}.bc"))
+        except OSError:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def _libdevice_modules(llvm, names: List[str], path: str, tm, data_layout: str) -> List[bytes]:
     missing = [n for n in names if (path, n) not in _libdevice_bc]
+    if missing:
+        _load_from_disk(llvm, path, missing)
+        missing = [n for n in missing if (path, n) not in _libdevice_bc]
     if missing:
         full = _libdevice_source(llvm, path, missing, tm, data_layout)
         _trim(llvm, full, missing, tm)
@@ -370,6 +405,7 @@ def _libdevice_modules(llvm, names: List[str], path: str, tm, data_layout: str) 
                 part = full.clone()
                 _trim(llvm, part, [n], tm)
                 _libdevice_bc[(path, n)] = _pin_special_value_fmas(llvm, part)
+        _store_on_disk(llvm, path, missing)
     return [_libdevice_bc[(path, n)] for n in names]
 
 
