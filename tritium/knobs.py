@@ -439,6 +439,9 @@ class cpu_knobs(base_knobs):
     # Bytes one launch stores through one op from which the compiled code writes past the
     # caches (non-temporal stores); 0: the last-level cache's size, -1: never.
     stream_bytes = env_int("TRITIUM_CPU_STREAM_BYTES", 0)
+    # LLVM's remarks on loops it could not vectorise at the width the lowering asked for,
+    # printed on stderr (else kept from the user: they are the lowering's to act on).
+    llvm_remarks = env_bool("TRITIUM_CPU_LLVM_REMARKS")
 
     def compiled(self) -> bool:
         """Whether kernels on CPU tensors run compiled (else on the evaluator)."""

@@ -219,6 +219,59 @@ def test_libm_calls_compile_without_llvm_remarks_on_stderr(rng, native, capfd, d
 
 
 @triton.jit
+def _column_sum(X, Y, xnumel, rnumel, XBLOCK: tl.constexpr, RBLOCK: tl.constexpr):
+    # Inductor's sum over dim 0 with one column per program: LLVM turns a loop pinned to a
+    # vector width into one it cannot vectorise, and says so as a remark.
+    xnumel = 261  # (constants, as Inductor writes them)
+    rnumel = 256
+    x = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:, None]
+    acc = tl.zeros([XBLOCK, RBLOCK], tl.float32)
+    for r0 in tl.range(0, rnumel, RBLOCK):
+        r = r0 + tl.arange(0, RBLOCK)[None, :]
+        v = tl.load(X + x + xnumel * r, (r < rnumel) & (x < xnumel), other=0.0)
+        acc = tl.where((r < rnumel) & (x < xnumel), acc + v, acc)
+    tl.store(Y + x, tl.sum(acc, 1)[:, None], x < xnumel)
+
+
+@pytest.mark.parametrize("XBLOCK, RBLOCK", [(1, 256), (2, 64)])
+def test_llvm_remarks_are_kept_from_stderr(rng, native, capfd, tmp_path, monkeypatch,
+                                           XBLOCK, RBLOCK):
+    """("remark: loop not vectorized: Cannot vectorize early exit loop ...", printed by LLVM
+    from C++ for each such loop at each compile; Inductor's autotuner compiles several
+    configs of each kernel.) A 2-trip loop is not pinned to a width at all."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))  # (a compile must happen)
+    x = rng.standard_normal((256, 261)).astype(np.float32)
+    y = np.full(261, np.nan, np.float32)
+    k = _column_sum[(triton.cdiv(261, XBLOCK),)](x, y, 261, 256, XBLOCK=XBLOCK, RBLOCK=RBLOCK)
+    np.testing.assert_allclose(y, x.sum(0), rtol=1e-4, atol=1e-4)
+    assert "loop not vectorized" not in capfd.readouterr().err
+    if XBLOCK == 2:
+        # every loop of 2 trips ends in `icmp eq i32 %.., 2` and is left to the unroller
+        import re
+        latches = re.findall(r"icmp eq i32 %\w+, 2\n.*!llvm.loop (!\d+)", k.asm["llir"])
+        assert latches
+        for latch in latches:
+            node = re.search(rf"^{latch} = distinct !{{(.*)}}$", k.asm["llir"], re.M).group(1)
+            for ref in re.findall(r"!\d+", node)[1:]:
+                hint = re.search(rf"^{ref} = (.*)$", k.asm["llir"], re.M).group(1)
+                assert "vectorize.width" not in hint, (latch, hint)
+
+
+def test_llvm_output_other_than_remarks_reaches_stderr(capfd, monkeypatch):
+    from tritium.backends.cpu.native import jit
+    lines = (b"remark: <unknown>:0:0: loop not vectorized: value that could not be identified\n"
+             b"warning: <unknown>:0:0: loop not vectorized: the optimizer was unable\n"
+             b"LLVM ERROR: something else\n")
+    with jit._without_remarks():
+        os.write(2, lines)
+    assert capfd.readouterr().err == "LLVM ERROR: something else\n"
+    monkeypatch.setenv("TRITIUM_CPU_LLVM_REMARKS", "1")
+    with jit._without_remarks():
+        os.write(2, lines)
+    assert capfd.readouterr().err == lines.decode()
+
+
+@triton.jit
 def _libdevice_kernel(X, O, n, FN: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
@@ -291,6 +344,37 @@ def test_cheap_launches_stay_on_the_calling_thread(monkeypatch, native):
             want = want * np.float32(0.999) + np.float32(0.001)
         if n_iter < 10:
             np.testing.assert_allclose(out, np.tile(want, 8), rtol=1e-6)
+
+
+def test_launches_follow_the_measured_walls(monkeypatch, native):
+    # On a VM whose other cores are busy, the pool's threads start late: a launch the cost
+    # model sends to the pool then takes longer than alone. Once a grid has run both ways,
+    # the faster one is taken (the other tried again only now and then).
+    import time
+    from tritium.backends.cpu.native import launcher
+    monkeypatch.setenv("TRITON_CPU_MAX_THREADS", "2")
+    monkeypatch.setattr(launcher, "_handoff", {2: 1e-7})   # the model: pooling is free
+    pooled = []
+    join = launcher._Worker.join
+
+    def late_join(self):   # each pooled launch waits 3 ms for its worker
+        pooled.append(1)
+        time.sleep(0.003)
+        join(self)
+    monkeypatch.setattr(launcher._Worker, "join", late_join)
+    x = np.ones(64, np.float32)
+    out = np.zeros(64 * 8, np.float32)
+    for _ in range(3):
+        _spin[(8,)](x, out, 300, BLOCK=64)
+    assert pooled, "the cost model should have tried the pool"
+    del pooled[:]
+    for _ in range(40):
+        _spin[(8,)](x, out, 300, BLOCK=64)
+    assert len(pooled) <= 1
+    want = np.ones(64, np.float32)
+    for _ in range(300):
+        want = want * np.float32(0.999) + np.float32(0.001)
+    np.testing.assert_allclose(out, np.tile(want, 8), rtol=1e-5)
 
 
 @triton.jit

@@ -451,7 +451,9 @@ class Ctx:
         self.memo.pop()
         nxt = self.emit(f"add nuw nsw i32 {iv}, 1")
         done = self.emit(f"icmp eq i32 {nxt}, {n}")
-        md = self.loop_md(self.nloops == before and self._vectorize
+        # (A loop of 2 or 3 trips is left to LLVM's unroller: pinned to a vector width it
+        # cannot use, LLVM prints "loop not vectorized" remarks on stderr.)
+        md = self.loop_md(self.nloops == before and self._vectorize and n - start[d] >= 4
                           and self.libm_calls == calls, self._interleave)
         self.do(f"br i1 {done}, label %{exit_}, label %{head}, {md}")
         self.lines[phi_at] = f"  {iv} = phi i32 [ {start[d]}, %{pre} ], [ {nxt}, %{self.block} ]"

@@ -3,7 +3,12 @@ vectorisers, MCJIT). Object code can be given back (from the on-disk cache) to s
 optimisation and code generation entirely."""
 from __future__ import annotations
 
+import os
+import re
+import sys
+import tempfile
 import threading
+from contextlib import contextmanager
 from typing import Optional
 
 _lock = threading.RLock()
@@ -56,8 +61,43 @@ def optimize(text: str):
         pto.loop_vectorization = True
         pto.slp_vectorization = True
         pb = llvm.create_pass_builder(tm, pto)
-        pb.getModulePassManager().run(mod, pb)
+        with _without_remarks():
+            pb.getModulePassManager().run(mod, pb)
     return mod
+
+
+# What LLVM prints when a loop the lowering pinned to a vector width stays scalar: the
+# lowering's to act on (TRITIUM_CPU_LLVM_REMARKS=1 shows them), not the user's.
+_REMARK = re.compile(rb"^(remark|warning): .*loop not (vectorized|interleaved)")
+
+
+@contextmanager
+def _without_remarks():
+    """LLVM writes its remarks to file descriptor 2 from C++ (llvmlite sets no diagnostic
+    handler), so they are caught there: fd 2 goes to a file while LLVM runs, and what is
+    not a remark is written back after — including anything another thread printed
+    meanwhile, later but not lost."""
+    import tritium.knobs as knobs
+    if knobs.cpu.llvm_remarks:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+    except (AttributeError, ValueError, OSError):
+        pass
+    with tempfile.TemporaryFile() as caught:
+        saved = os.dup(2)
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            kept = [line for line in caught.read().splitlines(keepends=True)
+                    if not _REMARK.match(line)]
+            if kept:
+                os.write(2, b"".join(kept))
 
 
 class Engine:

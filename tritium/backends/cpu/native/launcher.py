@@ -21,7 +21,7 @@ import struct
 import sys
 import threading
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -208,13 +208,19 @@ class Launcher:
     than handing ranges to the pool costs (`_handoff`: waking parked threads and waiting
     for them, ~40-100 us on a small VM) runs on this thread alone: Inductor's CPU kernels
     of a small model are mostly such launches. The cost of a program is learnt from the
-    kernel's own launches (wall time, less the hand-off when the pool ran it)."""
+    kernel's own launches (wall time, less the hand-off when the pool ran it).
+
+    Once a grid size has run both ways, the measured walls decide, not the model: on a VM
+    whose other cores are busy the pool's threads start late, and a launch the model sends
+    to two threads ran 44 us there against 25 alone (Inductor's layer norm, 256 rows)."""
 
     def __init__(self, address: int, always_pooled: bool = False):
         self.fn = _ENTRY(address)
         self.always_pooled = always_pooled          # its programs wait for one another
         self.per_program: Optional[float] = None   # seconds of one program on one thread
         self.measured_alone = False                # (else inferred from a pooled launch)
+        self.pooled: Dict[int, Tuple[int, float]] = {}  # programs -> (threads, wall s)
+        self.launches = 0
 
     def __call__(self, grid, argbuf, threads: Optional[int] = None) -> None:
         total = grid[0] * grid[1] * grid[2]
@@ -224,12 +230,8 @@ class Launcher:
             raise ValueError(f"grid {grid} has more than 2**31 programs")
         n = 1 if total == 1 else min(threads or max_threads(), total)
         if n > 1 and threads is None and self.per_program is not None and n in _handoff \
-                and not self.always_pooled:
-            alone, pooled_floor = self.per_program * total, _handoff[n] * n / (n - 1)
-            # Alone when T < T/n + hand-off; a pooled launch's estimate of T is rough, so
-            # one within a few hand-offs of the line is checked by one launch alone.
-            if alone < pooled_floor or (not self.measured_alone and alone < 4 * pooled_floor):
-                n = 1
+                and not self.always_pooled and self._alone(n, total):
+            n = 1
         calibrated = n in _handoff
         t0 = time.perf_counter()
         if n == 1 or not self._on_pool(n, argbuf, total):
@@ -240,9 +242,33 @@ class Launcher:
             one = wall / total
             self.per_program = (self.per_program + one) / 2 if self.measured_alone else one
             self.measured_alone = True
-        elif calibrated and not self.measured_alone:
+            return
+        seen = self.pooled.get(total)
+        self.pooled[total] = (n, wall if seen is None or seen[0] != n
+                              else 0.75 * seen[1] + 0.25 * wall)
+        if calibrated and not self.measured_alone:
             one = max(0.0, wall - _handoff[n]) * n / total
             self.per_program = one if self.per_program is None else (self.per_program + one) / 2
+
+    def _alone(self, n: int, total: int) -> bool:
+        """Whether a launch of `total` programs that could use n threads runs alone."""
+        alone = self.per_program * total
+        seen = self.pooled.get(total)
+        if seen is not None and seen[0] == n and not self.measured_alone:
+            # Pooled, never alone: once alone, unless hand-offs cannot matter at its length
+            # (an estimate inferred from pooled walls grows with the workers' late starts).
+            return seen[1] < 0.02
+        if seen is not None and seen[0] == n:
+            # Both measured: the faster, the other tried again now and then to follow the
+            # machine's load (rarely where it lost by far: a retry costs the difference).
+            self.launches += 1
+            faster, slower = sorted((alone, seen[1]))
+            retry = self.launches % (64 if slower < 1.5 * faster else 1024) == 0
+            return (alone <= seen[1]) != retry
+        # Alone when T < T/n + hand-off; a pooled launch's estimate of T is rough, so
+        # one within a few hand-offs of the line is checked by one launch alone.
+        pooled_floor = _handoff[n] * n / (n - 1)
+        return alone < pooled_floor or (not self.measured_alone and alone < 4 * pooled_floor)
 
     def _on_pool(self, n: int, argbuf, total: int) -> bool:
         """Run the programs on this thread and n - 1 workers; False if another thread's
