@@ -121,6 +121,25 @@ def _spec_tensor(arg, is_const, specialize_value, align):
     return (ty, key)
 
 
+def _spec_ndarray(arg, is_const, specialize_value, align):
+    ty = "*" + ("k" if is_const else "") + dtype_string(arg.dtype)
+    return (ty, "D" if align and _ndarray_address(arg) % 16 == 0 else "")
+
+
+_ndarray_address: Callable[[Any], int] = data_ptr_of   # (numpy's fast read once one is seen)
+
+
+def _is_ndarray(arg) -> bool:
+    """(numpy is imported here only once an argument may be an array)"""
+    global _ndarray_address
+    import numpy as np
+    if not isinstance(arg, np.ndarray):
+        return False
+    from .._ndarray import address
+    _ndarray_address = address
+    return True
+
+
 _TORCH_TYPES: Dict[Any, Tuple[str, str]] = {}  # torch dtype -> ("*fp32", "*kfp32")
 
 
@@ -232,7 +251,8 @@ def _specialize_slow(arg, is_const, specialize_value, align):
         return handler(arg, is_const, specialize_value, align)
     if hasattr(arg, "data_ptr") or hasattr(arg, "__cuda_array_interface__") or \
             hasattr(arg, "__array_interface__"):
-        handler = _spec_torch if _is_torch_tensor(arg) else _spec_tensor
+        handler = _spec_torch if _is_torch_tensor(arg) else \
+            _spec_ndarray if _is_ndarray(arg) else _spec_tensor
         _HANDLERS[type(arg)] = handler
         return handler(arg, is_const, specialize_value, align)
     if type(arg).__name__ in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",

@@ -25,6 +25,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ...._ndarray import address as ndarray_address
+
 from ..launch_knobs import launch_knobs
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32)
@@ -107,7 +109,7 @@ def _address(a, i: int) -> int:
     if a is None:
         return 0
     if isinstance(a, np.ndarray):
-        return a.__array_interface__["data"][0]
+        return ndarray_address(a)
     dp = getattr(a, "data_ptr", None)
     if dp is not None:
         dev = getattr(a, "device", None)
