@@ -26,7 +26,6 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ...._ndarray import address as ndarray_address
-
 from ..launch_knobs import launch_knobs
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32)
