@@ -271,11 +271,14 @@ def _row_scans(X, Sum, Max, M, N: tl.constexpr, BLOCK: tl.constexpr, XBLOCK: tl.
 @pytest.mark.parametrize("XBLOCK", [1, 4])
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
 @pytest.mark.parametrize("rev", [False, True])
-def test_row_scans_in_sequential_order(rng, cpu_path, N, XBLOCK, dtype, rev):
+def test_row_scans(rng, cpu_path, N, XBLOCK, dtype, rev):
     """Scans along a row (the running value carried in a register on the compiled path:
-    row lengths 256 and 261 ran 3x slower than 272 when it went through memory). The
-    compiled path keeps the sequential order, so its float sums are bit for bit numpy's
-    accumulate; a reverse scan starts at the block's end, its padding (`other=0`) included."""
+    row lengths 256 and 261 ran 3x slower than 272 when it went through memory). Integer
+    sums and maxima are exact; a forward float cumsum of two registers or more is summed a
+    register at a time on the compiled path (a tree within it, then in order), within 4 ulp
+    of the float64 sum's scale (sum of |x|) — more accurate than the sequential order,
+    which a reverse or shorter scan keeps, bit for bit numpy's accumulate; a reverse scan
+    starts at the block's end, its padding (`other=0`) included."""
     M, BLOCK = 6, triton.next_power_of_2(N)
     x = (rng.standard_normal((M, N)) * 100).astype(dtype)
     s, mx = np.zeros_like(x), np.zeros_like(x)
@@ -286,7 +289,31 @@ def test_row_scans_in_sequential_order(rng, cpu_path, N, XBLOCK, dtype, rev):
     want_s = flip(np.add.accumulate(flip(xp), axis=1, dtype=dtype))[:, :N]
     want_m = flip(np.maximum.accumulate(flip(xp), axis=1))[:, :N]
     np.testing.assert_array_equal(mx, want_m)
-    if cpu_path == "native" or dtype == np.int32:
+    if dtype == np.int32 or (cpu_path == "native" and (rev or N < 32)):
         np.testing.assert_array_equal(s, want_s)
+    elif cpu_path == "native":
+        truth = flip(np.cumsum(flip(xp).astype(np.float64), axis=1))[:, :N]
+        scale = flip(np.cumsum(np.abs(flip(xp).astype(np.float64)), axis=1))[:, :N]
+        assert (np.abs(s - truth) <= 4 * np.finfo(np.float32).eps * scale).all()
     else:  # the evaluator adds in another order
         np.testing.assert_allclose(s, want_s, rtol=1e-5, atol=N * 1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_forward_cumsum_in_registers_keeps_signed_zeros_and_nans(native_only, dtype):
+    # -0.0 is what the shifted-in lanes add (x + -0.0 == x for every x, -0.0 included)
+    N = 70
+    x = np.zeros((3, N), dtype)
+    if dtype != np.int64:
+        x[0] = -0.0
+        x[1, 40] = np.nan
+        x[2, 3], x[2, 50] = np.inf, -np.inf
+    else:
+        x[:] = np.arange(3 * N, dtype=np.int64).reshape(3, N) * (2 ** 40)
+    s, mx = np.ones_like(x), np.ones_like(x)
+    _row_scans[(3,)](x, s, mx, 3, N=N, BLOCK=128, XBLOCK=1, REV=False)
+    with np.errstate(invalid="ignore"):   # (inf + -inf)
+        want = np.add.accumulate(x, axis=1, dtype=dtype)
+    np.testing.assert_array_equal(s, want)
+    if dtype != np.int64:
+        assert np.signbit(s[0]).all()
