@@ -76,21 +76,22 @@ def _order_free(op) -> bool:
                                               _is_select_extremum(op))
 
 
-# Combines whose partials may be folded as a tree of neighbours with the same bits as the
+# Combines whose partials are folded as a tree of neighbours. With the same bits as the
 # sequential fold: integer ops, and floats' maximumf/minimumf (NaN wins, -0.0 < 0.0).
 # Inductor's max2/min2 (`_is_select_extremum`) too: a tie keeps the second operand, so
 # both folds keep the highest lane among equal values, and a NaN first operand, so both
-# keep the lowest NaN lane (each combine's first operand covers lower lanes). Not addf/mulf
-# (their `reassoc` already lets LLVM pick an order) nor maxnumf/minnumf (either zero of a
-# -0.0/0.0 tie).
-_EXACT_TREE = {"arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "arith.maxui",
-               "arith.minui", "arith.andi", "arith.ori", "arith.xori", "arith.maximumf",
-               "arith.minimumf"}
+# keep the lowest NaN lane (each combine's first operand covers lower lanes). Not
+# maxnumf/minnumf (either zero of a -0.0/0.0 tie). And addf/mulf, whose sums the lane
+# partials already associate in another order than a row's: their `reassoc` was meant to
+# let LLVM fold them as it liked, but it kept a chain of 16 dependent adds per row (64
+# cycles) in Inductor's variance.
+_TREE = {"arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "arith.maxui",
+         "arith.minui", "arith.andi", "arith.ori", "arith.xori", "arith.maximumf",
+         "arith.minimumf", "arith.addf", "arith.mulf"}
 
 
-def _exact_tree(op) -> bool:
-    return _single_op(op) in _EXACT_TREE or (len(op.operands) == 1 and
-                                             _is_select_extremum(op))
+def _tree_fold(op) -> bool:
+    return _single_op(op) in _TREE or (len(op.operands) == 1 and _is_select_extremum(op))
 
 
 def _single_op(op):
@@ -180,9 +181,9 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
     lanewise = last and K >= 2 * lanes and _order_free(op)
     if lanewise and _reads_columns(cx, op):
         _column_partials(cx, combine, ins[0], ts[0], shape, lanes, lambda o: slot(0, o),
-                         tree=_exact_tree(op))
+                         tree=_tree_fold(op))
     elif lanewise:
-        lane_partials(cx, [(combine, ins[0], ts[0], lambda o: slot(0, o), _exact_tree(op))],
+        lane_partials(cx, [(combine, ins[0], ts[0], lambda o: slot(0, o), _tree_fold(op))],
                       shape, lanes)
     elif K > 1:
         start = [0] * len(shape)
@@ -220,8 +221,8 @@ def lane_partials(cx: Ctx, specs, shape, lanes) -> None:
     c*lanes + l into partial l, a plain elementwise loop that vectorises; the K % lanes
     elements past the last whole chunk go into the first partials), then fold the
     partials, in halves with `tree` (a chain of `lanes` dependent combines otherwise). Only
-    for combines whose result does not depend on the order; `tree` only for those whose
-    result is also the same bits in any order (see `_EXACT_TREE`).
+    for combines whose result does not depend on the order (up to rounding: addf/mulf);
+    `tree` for those in `_TREE`.
 
     `specs`: (combine, operand, type, slot, tree) of one or more reductions of one shape,
     run in one loop nest: operands that share values (the same loaded row) compute them
@@ -257,14 +258,18 @@ def lane_partials(cx: Ctx, specs, shape, lanes) -> None:
     cx.loops(outer, row, vectorize=False)
 
 
-def _fold_values(combine, vals, tree: bool) -> str:
+def _fold_values(cx: Ctx, combine, vals, tree: bool) -> str:
     """The partials `vals` (in lane order) combined, straight-line: as a tree with `tree`
     — neighbours paired, the lower as the combine's first operand, as in the sequential
     fold (pairing l with l + lanes/2 instead let max2 keep another NaN) —, else as a
-    chain from lane 0."""
+    chain from lane 0. A tree's float adds lose `reassoc`: with it, LLVM's reassociation
+    turned the tree back into a chain of dependent adds."""
     if tree:
+        start = len(cx.lines)
         while len(vals) > 1:
             vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
+        cx.lines[start:] = [line.replace(" reassoc nsz ", " ") if line else line
+                            for line in cx.lines[start:]]
         return vals[0]
     acc = vals[0]
     for v in vals[1:]:
@@ -277,7 +282,7 @@ def _fold(cx: Ctx, combine, t, part: TV, po, lanes, p: str, tree: bool) -> None:
     if tree:
         # (straight-line: loops of 8, 4, 2 and 1 trips ran slower than the chain)
         vals = [cx.load_buf(part, po + [str(i)]) for i in range(lanes)]
-        cx.do(f"store {ty} {_fold_values(combine, vals, tree)}, ptr {p}")
+        cx.do(f"store {ty} {_fold_values(cx, combine, vals, tree)}, ptr {p}")
         return
     cx.do(f"store {ty} {cx.load_buf(part, po + ['0'])}, ptr {p}")
 
@@ -347,7 +352,7 @@ def _column_partials(cx: Ctx, combine, x, t, shape, lanes, slot, tree: bool) -> 
 
     def fold(o):
         vals = [cx.load_buf(TV(ps, t, buf=part), [str(i), o[0]]) for i in range(lanes)]
-        cx.do(f"store {lty(t)} {_fold_values(combine, vals, tree)}, ptr {slot(o)}")
+        cx.do(f"store {lty(t)} {_fold_values(cx, combine, vals, tree)}, ptr {slot(o)}")
     cx.loops([X], fold, width=w)
 
 

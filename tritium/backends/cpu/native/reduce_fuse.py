@@ -92,7 +92,7 @@ def fuse(cx: Ctx, op) -> bool:
         ins, ts, combine, post = R.prepare(cx, o)
         bufs, slot = R.slots(cx, ts, oshape)
         specs.append((combine, ins[0], ts[0], (lambda q, slot=slot: slot(0, q)),
-                      R._exact_tree(o)))
+                      R._tree_fold(o)))
         done.append((o, ts, bufs, post))
     R.lane_partials(cx, specs, shape, lanes)
     for o, ts, bufs, post in done:
