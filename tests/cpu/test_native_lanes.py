@@ -317,3 +317,36 @@ def test_forward_cumsum_in_registers_keeps_signed_zeros_and_nans(native_only, dt
     np.testing.assert_array_equal(s, want)
     if dtype != np.int64:
         assert np.signbit(s[0]).all()
+
+
+@triton.jit
+def _row_sum_prod(X, S, P, N: tl.constexpr, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(X + tl.program_id(0) * N + cols, cols < N, other=0)
+    tl.store(S + tl.program_id(0), tl.sum(x, 0))
+    y = tl.load(X + tl.program_id(0) * N + cols, cols < N, other=1)
+    tl.store(P + tl.program_id(0), tl.reduce(y, 0, _mul))
+
+
+@triton.jit
+def _mul(a, b):
+    return a * b
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_sum_and_product_partials_fold_as_one_vector_reduction(rng, native_only, dtype):
+    # A chain of scalar adds over the 16 partials stayed a chain (64 cycles a row); a
+    # straight-line tree of scalar adds ran slower than that where LLVM had vectorised the
+    # chain (softmax). One `llvm.vector.reduce` per reduction does both.
+    N = 257
+    x = (1 + 0.01 * rng.standard_normal((5, N))).astype(dtype)
+    x[3] = -0.0
+    s, p = np.full(5, 7, dtype), np.full(5, 7, dtype)
+    k = _row_sum_prod[(5,)](x, s, p, N=N, BLOCK=512)
+    assert "llvm.vector.reduce.fadd" in k.asm["llir"] and "llvm.vector.reduce.fmul" in k.asm["llir"]
+    eps = np.finfo(dtype).eps
+    want_s = x.astype(np.float64).sum(1)
+    assert (np.abs(s - want_s) <= 8 * eps * np.abs(x).astype(np.float64).sum(1)).all()
+    want_p = np.prod(x.astype(np.float64), axis=1)
+    np.testing.assert_allclose(p, want_p, rtol=16 * N * eps)
+    assert s[3] == 0 and np.signbit(s[3])          # -0.0 summed stays -0.0

@@ -76,22 +76,30 @@ def _order_free(op) -> bool:
                                               _is_select_extremum(op))
 
 
-# Combines whose partials are folded as a tree of neighbours. With the same bits as the
+# Combines whose partials may be folded as a tree of neighbours with the same bits as the
 # sequential fold: integer ops, and floats' maximumf/minimumf (NaN wins, -0.0 < 0.0).
 # Inductor's max2/min2 (`_is_select_extremum`) too: a tie keeps the second operand, so
 # both folds keep the highest lane among equal values, and a NaN first operand, so both
 # keep the lowest NaN lane (each combine's first operand covers lower lanes). Not
-# maxnumf/minnumf (either zero of a -0.0/0.0 tie). And addf/mulf, whose sums the lane
-# partials already associate in another order than a row's: their `reassoc` was meant to
-# let LLVM fold them as it liked, but it kept a chain of 16 dependent adds per row (64
-# cycles) in Inductor's variance.
-_TREE = {"arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "arith.maxui",
-         "arith.minui", "arith.andi", "arith.ori", "arith.xori", "arith.maximumf",
-         "arith.minimumf", "arith.addf", "arith.mulf"}
+# maxnumf/minnumf (either zero of a -0.0/0.0 tie) nor addf/mulf (`_VECTOR_FOLD`).
+_EXACT_TREE = {"arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "arith.maxui",
+               "arith.minui", "arith.andi", "arith.ori", "arith.xori", "arith.maximumf",
+               "arith.minimumf"}
+# Float sums and products, whose lane partials already associate a row differently from
+# its sequential order: folded by LLVM's vector reduction (`reassoc`: a halving tree of
+# SIMD ops). A chain of scalar combines through the partials' buffer was left a chain of
+# 16 dependent adds in Inductor's variance (64 cycles a row), and a straight-line tree of
+# scalar adds ran 10% slower than that in softmax.
+_VECTOR_FOLD = {"arith.addf": "fadd", "arith.mulf": "fmul"}
 
 
-def _tree_fold(op) -> bool:
-    return _single_op(op) in _TREE or (len(op.operands) == 1 and _is_select_extremum(op))
+def _tree_fold(op):
+    """How `op`'s lane partials are folded: "fadd"/"fmul" (a vector reduction), True (a
+    tree of neighbours) or False (a chain from lane 0)."""
+    name = _single_op(op)
+    if name in _VECTOR_FOLD and lty(op.results[0].type) in ("float", "double"):
+        return _VECTOR_FOLD[name]
+    return name in _EXACT_TREE or (len(op.operands) == 1 and _is_select_extremum(op))
 
 
 def _single_op(op):
@@ -222,7 +230,7 @@ def lane_partials(cx: Ctx, specs, shape, lanes) -> None:
     elements past the last whole chunk go into the first partials), then fold the
     partials, in halves with `tree` (a chain of `lanes` dependent combines otherwise). Only
     for combines whose result does not depend on the order (up to rounding: addf/mulf);
-    `tree` for those in `_TREE`.
+    `tree`: `_tree_fold`'s answer.
 
     `specs`: (combine, operand, type, slot, tree) of one or more reductions of one shape,
     run in one loop nest: operands that share values (the same loaded row) compute them
@@ -258,18 +266,14 @@ def lane_partials(cx: Ctx, specs, shape, lanes) -> None:
     cx.loops(outer, row, vectorize=False)
 
 
-def _fold_values(cx: Ctx, combine, vals, tree: bool) -> str:
+def _fold_values(combine, vals, tree) -> str:
     """The partials `vals` (in lane order) combined, straight-line: as a tree with `tree`
     — neighbours paired, the lower as the combine's first operand, as in the sequential
     fold (pairing l with l + lanes/2 instead let max2 keep another NaN) —, else as a
-    chain from lane 0. A tree's float adds lose `reassoc`: with it, LLVM's reassociation
-    turned the tree back into a chain of dependent adds."""
-    if tree:
-        start = len(cx.lines)
+    chain from lane 0 (a vector fold's kind, "fadd"/"fmul", also gets the chain here)."""
+    if tree is True:
         while len(vals) > 1:
             vals = [combine([vals[i]], [vals[i + 1]])[0] for i in range(0, len(vals), 2)]
-        cx.lines[start:] = [line.replace(" reassoc nsz ", " ") if line else line
-                            for line in cx.lines[start:]]
         return vals[0]
     acc = vals[0]
     for v in vals[1:]:
@@ -277,12 +281,23 @@ def _fold_values(cx: Ctx, combine, vals, tree: bool) -> str:
     return acc
 
 
-def _fold(cx: Ctx, combine, t, part: TV, po, lanes, p: str, tree: bool) -> None:
+def _fold(cx: Ctx, combine, t, part: TV, po, lanes, p: str, tree) -> None:
     ty = lty(t)
+    if tree in ("fadd", "fmul"):
+        at = cx.emit(f"getelementptr inbounds {ty}, ptr {part.buf}, "
+                     f"i32 {cx.linear(part.shape, po + ['0'])}")
+        v = cx.emit(f"load <{lanes} x {ty}>, ptr {at}, align {4 if ty == 'float' else 8}")
+        sfx = f"v{lanes}{'f32' if ty == 'float' else 'f64'}"
+        name = f"llvm.vector.reduce.{tree}.{sfx}"
+        cx.declare(name, f"declare {ty} @{name}({ty}, <{lanes} x {ty}>)")
+        ident = "-0.000000e+00" if tree == "fadd" else "1.000000e+00"
+        cx.do(f"store {ty} {cx.emit(f'call reassoc {ty} @{name}({ty} {ident}, <{lanes} x {ty}> {v})')}, "
+              f"ptr {p}")
+        return
     if tree:
         # (straight-line: loops of 8, 4, 2 and 1 trips ran slower than the chain)
         vals = [cx.load_buf(part, po + [str(i)]) for i in range(lanes)]
-        cx.do(f"store {ty} {_fold_values(cx, combine, vals, tree)}, ptr {p}")
+        cx.do(f"store {ty} {_fold_values(combine, vals, tree)}, ptr {p}")
         return
     cx.do(f"store {ty} {cx.load_buf(part, po + ['0'])}, ptr {p}")
 
@@ -352,7 +367,7 @@ def _column_partials(cx: Ctx, combine, x, t, shape, lanes, slot, tree: bool) -> 
 
     def fold(o):
         vals = [cx.load_buf(TV(ps, t, buf=part), [str(i), o[0]]) for i in range(lanes)]
-        cx.do(f"store {lty(t)} {_fold_values(cx, combine, vals, tree)}, ptr {slot(o)}")
+        cx.do(f"store {lty(t)} {_fold_values(combine, vals, tree)}, ptr {slot(o)}")
     cx.loops([X], fold, width=w)
 
 
