@@ -29,6 +29,7 @@ import shutil
 import uuid
 from typing import Dict, Optional
 
+from .._files import write_atomically
 from . import knobs, remote_cache
 from .cache_managers import (CacheManager, FileCacheManager,  # noqa: F401 (upstream's names)
                              RedisRemoteCacheBackend, RemoteCacheBackend, RemoteCacheManager,
@@ -199,20 +200,8 @@ def get_file(key: str, filename: str) -> Optional[str]:
 
 
 def put_file(key: str, filename: str, data) -> None:
-    """Write `<cache dir>/<key>/<filename>` atomically (a private temporary file renamed
-    into place); best effort, like `FileCache.store`."""
-    d = os.path.join(knobs.cache_dir(), key)
-    tmp = os.path.join(d, f"tmp.pid_{os.getpid()}_{uuid.uuid4().hex}")
-    try:
-        os.makedirs(d, exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(_bytes(data))
-        os.replace(tmp, os.path.join(d, filename))
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+    """Write `<cache dir>/<key>/<filename>` atomically; best effort, like `FileCache.store`."""
+    write_atomically(os.path.join(knobs.cache_dir(), key), filename, _bytes(data))
 
 
 def _dump(key: str, name: str, stage: str, data) -> None:

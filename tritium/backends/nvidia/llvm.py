@@ -26,6 +26,8 @@ import re
 import threading
 from typing import Dict, Iterable, List, Optional, Set
 
+from ..._files import write_atomically
+
 __all__ = ["llir_to_ptx", "find_libdevice", "llvm_max_ptx_version", "choose_ptx_version",
            "written_ptx_version",
            "kernel_names", "libdevice_calls", "stats"]
@@ -373,21 +375,10 @@ def _load_from_disk(llvm, path: str, names: List[str]) -> None:
 
 
 def _store_on_disk(llvm, path: str, names: List[str]) -> None:
-    """Best effort: each file written under a private name, then renamed into place
-    (compile workers store the same functions at once)."""
+    """Best effort (compile workers store the same functions at once)."""
     folder = _disk_dir(llvm, path)
     for n in names if folder else ():
-        tmp = os.path.join(folder, f"{n}.bc.{os.getpid()}.{threading.get_ident()}")
-        try:
-            os.makedirs(folder, exist_ok=True)
-            with open(tmp, "wb") as f:
-                f.write(_libdevice_bc[(path, n)])
-            os.replace(tmp, os.path.join(folder, f"{n}.bc"))
-        except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+        write_atomically(folder, f"{n}.bc", _libdevice_bc[(path, n)])
 
 
 def _libdevice_modules(llvm, names: List[str], path: str, tm, data_layout: str) -> List[bytes]:

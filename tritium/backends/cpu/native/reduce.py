@@ -184,7 +184,7 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
             cx.do(f"store {lty(t)} {v}, ptr {p}")
 
     K = shape[axis]
-    lanes = max(4, cx.vector_bits // 32)
+    lanes = partial_lanes(cx)
     last = axis == len(shape) - 1
     lanewise = last and K >= 2 * lanes and _order_free(op)
     if lanewise and _reads_columns(cx, op):
@@ -199,6 +199,11 @@ def _reduce_with(cx: Ctx, op, ins, ts, combine) -> None:
         # Along the last axis the accumulator is carried by the inner loop: keep it scalar.
         cx.loops(shape, step, start=start, vectorize=not last)
     bind(cx, op, ts, bufs, oshape)
+
+
+def partial_lanes(cx: Ctx) -> int:
+    """How many lane partials a reduction along a row keeps: one register of 32-bit lanes."""
+    return max(4, cx.vector_bits // 32)
 
 
 def slots(cx: Ctx, ts, oshape):
@@ -286,9 +291,8 @@ def _fold(cx: Ctx, combine, t, part: TV, po, lanes, p: str, tree) -> None:
     if tree in ("fadd", "fmul"):
         at = cx.emit(f"getelementptr inbounds {ty}, ptr {part.buf}, "
                      f"i32 {cx.linear(part.shape, po + ['0'])}")
-        v = cx.emit(f"load <{lanes} x {ty}>, ptr {at}, align {4 if ty == 'float' else 8}")
-        sfx = f"v{lanes}{'f32' if ty == 'float' else 'f64'}"
-        name = f"llvm.vector.reduce.{tree}.{sfx}"
+        v = cx.emit(f"load <{lanes} x {ty}>, ptr {at}, align {_BITS[ty] // 8}")
+        name = f"llvm.vector.reduce.{tree}.v{lanes}f{_BITS[ty]}"
         cx.declare(name, f"declare {ty} @{name}({ty}, <{lanes} x {ty}>)")
         ident = "-0.000000e+00" if tree == "fadd" else "1.000000e+00"
         cx.do(f"store {ty} {cx.emit(f'call reassoc {ty} @{name}({ty} {ident}, <{lanes} x {ty}> {v})')}, "
@@ -341,7 +345,7 @@ def _reads_columns(cx: Ctx, op) -> bool:
         and info.get(ld.operand(0)).contiguity[1] == 1 for ld in loads)
 
 
-def _column_partials(cx: Ctx, combine, x, t, shape, lanes, slot, tree: bool) -> None:
+def _column_partials(cx: Ctx, combine, x, t, shape, lanes, slot, tree) -> None:
     """`lane_partials`' order of combines (partial l of row o takes elements l, l + lanes,
     ... of the row), with the rows innermost: the partials are kept transposed, [lane, row],
     so a step over all rows is one SIMD op on consecutive memory where the operand's rows

@@ -25,7 +25,7 @@ _LIMIT = 64   # ops moved for one follower, at most
 
 def _eligible(cx: Ctx, op, shape) -> bool:
     t = op.operand(0).type
-    lanes = max(4, cx.vector_bits // 32)
+    lanes = R.partial_lanes(cx)
     return (len(op.operands) == 1 and isinstance(t, T.TensorType) and list(t.shape) == shape
             and int(op.attr("axis")) == len(shape) - 1 and shape[-1] >= 2 * lanes
             and R._order_free(op) and not R._reads_columns(cx, op))
@@ -86,7 +86,7 @@ def fuse(cx: Ctx, op) -> bool:
         cx.early.add(nxt)
     ops = [op] + [f for f, _ in followers]
     oshape = shape[:-1]
-    lanes = max(4, cx.vector_bits // 32)
+    lanes = R.partial_lanes(cx)
     specs, done = [], []
     for o in ops:
         ins, ts, combine, post = R.prepare(cx, o)
