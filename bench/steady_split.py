@@ -67,6 +67,32 @@ def _launchers():
     return kinds
 
 
+def _package_calls(step, sync, steps=5):
+    """Python functions of the Triton package (triton's or tritium's files) that `steps`
+    steps call, per step: a steady loop whose host code is the same on both sides has
+    none, so any difference between the sides' loops is in what is left."""
+    import triton
+    roots = tuple(os.path.dirname(os.path.abspath(m.__file__)) for m in
+                  {triton, sys.modules.get("tritium") or triton} if getattr(m, "__file__", None))
+    got = {}
+
+    def prof(frame, event, _arg):
+        if event in ("call", "c_call"):
+            code = frame.f_code
+            if code.co_filename.startswith(roots):
+                key = f"{os.path.basename(code.co_filename)}:{code.co_name}"
+                got[key] = got.get(key, 0) + 1
+    sync()
+    sys.setprofile(prof)
+    try:
+        for _ in range(steps):
+            step()
+        sync()
+    finally:
+        sys.setprofile(None)
+    return {k: round(v / steps, 1) for k, v in sorted(got.items(), key=lambda kv: -kv[1])[:8]}
+
+
 def worker(side, models, iters):
     if side == "tritium":
         import tritium.compat
@@ -85,10 +111,11 @@ def worker(side, models, iters):
                 out.float().square().mean().backward()
 
         with torch.set_grad_enabled(grad):
+            row0 = {"pool_wait_s": bench_clients.pool_settle()}
             for _ in range(20):
                 step()
             sync()
-            row = {"model": name, "side": side}
+            row = {"model": name, "side": side, **row0}
             before, cpu = _collections(), _cpu_times()
             row["us"] = _loop_us(step, sync, iters)
             cpu2 = _cpu_times()
@@ -102,6 +129,7 @@ def worker(side, models, iters):
             row["us_frozen"] = _loop_us(step, sync, iters)
             gc.unfreeze()
             row["us_again"] = _loop_us(step, sync, iters)
+            row["package_calls"] = _package_calls(step, sync)
         row["launchers"] = _launchers()
         row["tracked"] = len(gc.get_objects())
         with open("/proc/self/statm") as f:
@@ -161,7 +189,14 @@ def main():
                                    os.path.join(a.keep_code, f"{side}-{rnd}"))
             if p.returncode:
                 print(side, "FAILED", p.stderr[-3000:])
-            rows += [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+            got = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+            # each process as it ends: a timeout on the device then still leaves its rounds
+            for r in got:
+                print(f"round {rnd} {side:<9} {r['model']:<12} us {r['us']:.0f} nogc "
+                      f"{r['us_nogc']:.0f} frozen {r['us_frozen']:.0f} again {r['us_again']:.0f}"
+                      f" pool wait {r.get('pool_wait_s')} s"
+                      f" package calls {json.dumps(r.get('package_calls'))}", flush=True)
+            rows += got
     keys = ("us", "us_nogc", "us_frozen", "us_again")
     print(f"\nhost µs per step, best of 5 x {a.iters}, {a.rounds} processes per side "
           "(each cell: every process's value)")
@@ -184,6 +219,12 @@ def main():
         t = [r["us"] for r in rows if r["model"] == name and r["side"] == "tritium"]
         if b and t:
             print(f"{name}: median upstream/tritium {statistics.median(b) / statistics.median(t):.2f}")
+    for name in models:
+        for side in ("baseline", "tritium"):
+            got = [r for r in rows if r["model"] == name and r["side"] == side]
+            if got:
+                print(f"{name} {side}: Triton-package Python calls per step",
+                      json.dumps(got[-1].get("package_calls")))
     extra = {r["side"]: r["threads"] for r in rows}
     print("threads:", json.dumps(extra))
 
