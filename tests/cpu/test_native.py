@@ -285,23 +285,35 @@ def _libdevice_kernel(X, O, n, FN: tl.constexpr, BLOCK: tl.constexpr):
     tl.store(O + offs, y, mask=m)
 
 
-@pytest.mark.parametrize("fn,ref,libm", [
-    ("tanh", np.tanh, "tanhf"),
-    ("erf", np.vectorize(math.erf, otypes=[np.float64]), "erff"),
-    ("exp", np.exp, "expf")])
-def test_inline_float_functions_within_two_ulp(native, fn, ref, libm):
+@pytest.mark.parametrize("fn,ref,libm,scalef", [
+    ("tanh", np.tanh, "tanhf", None),
+    ("erf", np.vectorize(math.erf, otypes=[np.float64]), "erff", None),
+    ("exp", np.exp, "expf", None),
+    ("exp", np.exp, "expf", False)])
+def test_inline_float_functions_within_two_ulp(native, monkeypatch, tmp_path, fn, ref, libm,
+                                               scalef):
     # Inline, with no libm call, so that their loops stay SIMD (Inductor's GELUs, tanh, exp);
     # within 2 ulp over float32 bit patterns of every exponent and sign, and where the
-    # formulas switch.
+    # formulas switch. exp scales by 2^n with AVX-512's vscalefps where the host has it
+    # (scalef None: as the host is) and as two halves elsewhere (False: forced here, in a
+    # kernel of another BLOCK and a private cache, so no earlier compile answers).
+    from tritium.backends.cpu.native import mathops
+    block = 1024
+    if scalef is False:
+        monkeypatch.setattr(mathops, "has_scalef", lambda: False)
+        monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+        block = 512
     bits = np.arange(0, 0x7F800000, 8191 if fn != "erf" else 32749, dtype=np.uint32)
     pos = bits.view(np.float32)
     seams = [np.float32(s) + np.arange(-500, 500, dtype=np.float32) * np.float32(2 ** -22)
-             for s in (0.625, 1.0, 3.92, 88.7)]
+             for s in (0.625, 1.0, 3.92, 88.7, -87.3, -103.3)]
     x = np.concatenate([pos, -pos, *seams, np.array(
         [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, 9.01, 1e30, -104.5], np.float32)])
     out = np.empty_like(x)
-    kernel = _libdevice_kernel[(triton.cdiv(x.size, 1024),)](x, out, x.size, FN=fn, BLOCK=1024)
+    kernel = _libdevice_kernel[(triton.cdiv(x.size, block),)](x, out, x.size, FN=fn, BLOCK=block)
     assert f"@{libm}(" not in kernel.asm["llir"]
+    if fn == "exp":
+        assert ("@llvm.ldexp" in kernel.asm["llir"]) == (scalef is None and mathops.has_scalef())
     with np.errstate(all="ignore"):
         want = ref(x.astype(np.float64))
     fin = np.isfinite(want) & (np.abs(want) < 3.4e38)
@@ -310,6 +322,9 @@ def test_inline_float_functions_within_two_ulp(native, fn, ref, libm):
     assert np.isnan(out[np.isnan(x)]).all()
     if fn != "exp":
         np.testing.assert_array_equal(np.signbit(out[x == 0]), np.signbit(x[x == 0]))
+    else:  # past float's range: inf above, +0 below
+        assert np.isposinf(out[want > 3.4028235e38]).all()
+        assert (out[want < 1e-46] == 0).all() and not np.signbit(out[x == -np.inf]).any()
 
 
 @triton.jit
