@@ -142,6 +142,18 @@ def test_kernel_names_and_calls():
     assert nvllvm.libdevice_calls(ADD_KERNEL) == []
 
 
+@pytest.mark.parametrize("text", [
+    "", "declare", "define void @k()", "declare i32 @f()\n  %x = add\n!0 = !{}\ndefine x",
+    "  %a = call @f()\ndeclare float @__nv_expf(float)\ndeclare float @__nv_logf(float)\n",
+    "!llvm.module.flags = !{!0}\n!0 = !{i32 1}", "\n\ndeclare x\n\n"])
+def test_top_level_lines_as_a_line_filter(text):
+    # the str.find hops see exactly the lines that start with the prefix: at the start, the
+    # end without a newline, neighbours, none
+    for prefix in ("declare", "define", "!"):
+        want = "\n".join(line for line in text.split("\n") if line.startswith(prefix))
+        assert nvllvm._top_level(text, prefix) == want
+
+
 def test_reflect_flag_merges_with_existing_flags():
     import llvmlite.binding as llvm
     text = ERF_KERNEL + '\n!llvm.module.flags = !{!0}\n!0 = !{i32 7, !"frame-pointer", i32 2}\n'

@@ -178,18 +178,39 @@ _RE_PTX_KERNEL = re.compile(r"^define\b[^\n@]*\bptx_kernel\b[^\n@]*@(\"[^\"]+\"|
 _RE_ANNOT_KERNEL = re.compile(r"!\{\s*ptr\s+@(\"[^\"]+\"|[\w.$]+)\s*,\s*!\"kernel\"\s*,\s*i32\s+1\s*\}")
 _RE_NV_DECL = re.compile(r"^declare\b[^\n@]*@(__nv_\w+)\s*\(", re.M)
 _RE_MD_ID = re.compile(r"^!(\d+)\s*=", re.M)
+_RE_FLAGS = re.compile(r"^!llvm\.module\.flags\s*=\s*!\{(.*)\}\s*$", re.M)
+
+
+def _top_level(llir: str, prefix: str) -> str:
+    """The lines of `llir` that start with `prefix` (`define`, `declare`, `!`: the module's
+    top level), found by `str.find` hops: a big kernel is megabytes of instruction lines,
+    which a multi-line regex would try at every offset (~6 ms a scan for flex attention's
+    1.8 MB, five scans per compile)."""
+    lines = []
+    k = -1 if llir.startswith(prefix) else llir.find("\n" + prefix)
+    i = k + 1 if k >= 0 or llir.startswith(prefix) else -1
+    while i >= 0:
+        j = llir.find("\n", i)
+        if j < 0:
+            lines.append(llir[i:])
+            break
+        lines.append(llir[i:j])
+        k = llir.find("\n" + prefix, j)
+        i = k + 1 if k >= 0 else -1
+    return "\n".join(lines)
 
 
 def kernel_names(llir: str) -> List[str]:
     """Entry points: `ptx_kernel` functions and old-style `nvvm.annotations` kernels."""
-    names = [m.strip('"') for m in _RE_PTX_KERNEL.findall(llir)]
-    names += [m.strip('"') for m in _RE_ANNOT_KERNEL.findall(llir) if m.strip('"') not in names]
+    names = [m.strip('"') for m in _RE_PTX_KERNEL.findall(_top_level(llir, "define"))]
+    names += [m.strip('"') for m in _RE_ANNOT_KERNEL.findall(_top_level(llir, "!"))
+              if m.strip('"') not in names]
     return names
 
 
 def libdevice_calls(llir: str) -> List[str]:
     """`__nv_*` functions the module declares (and so needs from libdevice)."""
-    return sorted(set(_RE_NV_DECL.findall(llir)))
+    return sorted(set(_RE_NV_DECL.findall(_top_level(llir, "declare"))))
 
 
 _RE_DECL = re.compile(r'^declare\b[^@\n]*@("[^"]+"|[\w.$]+)\(', re.M)
@@ -200,7 +221,7 @@ def extern_calls(llir: str) -> List[str]:
     """Functions the module declares that neither LLVM (`llvm.*` intrinsics), the CUDA
     runtime (`vprintf`, `__assertfail`) nor libdevice (`__nv_*`) supplies: what an
     `extern_libs` library may define."""
-    names = (m.strip('"') for m in _RE_DECL.findall(llir))
+    names = (m.strip('"') for m in _RE_DECL.findall(_top_level(llir, "declare")))
     return sorted({n for n in names if not n.startswith(("llvm.", "__nv_", "__nvvm_"))
                    and n not in ("vprintf", "__assertfail")})
 
@@ -232,10 +253,11 @@ def _add_reflect_ftz_flag(llir: str, ftz: bool = True) -> str:
     ones, upstream's `enable_reflect_ftz=False`)."""
     if "nvvm-reflect-ftz" in llir:
         return llir
-    ids = [int(i) for i in _RE_MD_ID.findall(llir)]
+    ids = [int(i) for i in _RE_MD_ID.findall(_top_level(llir, "!"))]
     new = max(ids, default=-1) + 1
     node = f'!{new} = !{{i32 4, !"nvvm-reflect-ftz", i32 {int(bool(ftz))}}}\n'
-    m = re.search(r"^!llvm\.module\.flags\s*=\s*!\{(.*)\}\s*$", llir, re.M)
+    at = llir.find("!llvm.module.flags")
+    m = _RE_FLAGS.search(llir, max(at - 1, 0)) if at >= 0 else None
     if m:
         inner = m.group(1).strip()
         repl = f"!llvm.module.flags = !{{{inner + ', ' if inner else ''}!{new}}}"
@@ -250,7 +272,7 @@ def _legacy_kernels(llir: str) -> str:
     if not names:
         return llir
     llir = re.sub(r"^(define\b[^\n@]*?)\bptx_kernel\s+", r"\1", llir, flags=re.M)
-    base = max((int(i) for i in _RE_MD_ID.findall(llir)), default=-1) + 1
+    base = max((int(i) for i in _RE_MD_ID.findall(_top_level(llir, "!"))), default=-1) + 1
     ids = ", ".join(f"!{base + i}" for i in range(len(names)))
     nodes = "".join(f'!{base + i} = !{{ptr @"{n}", !"kernel", i32 1}}\n' for i, n in enumerate(names))
     return llir + f"\n!nvvm.annotations = !{{{ids}}}\n" + nodes
