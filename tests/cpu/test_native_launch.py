@@ -83,6 +83,23 @@ def test_pointer_arguments_of_every_kind(rng, n):
         _axpy[(1,)](tx, ty, tx, 3.0, BLOCK=64)
 
 
+def test_a_launch_reads_its_knobs_once(monkeypatch, rng):
+    # The compiled-or-evaluator choice, the packer's streaming threshold and the thread cap
+    # come from one read (each read is ~0.25 us; Inductor launches small kernels back to
+    # back). Three programs, so the thread cap is asked for too.
+    from tritium.backends.cpu import launch_knobs as lk
+    monkeypatch.setenv("TRITIUM_CPU_PATH", "native")
+    x = rng.standard_normal(150).astype(np.float32)
+    out = np.empty_like(x)
+    _axpy[(3,)](x, x, out, 2.0, 150, BLOCK=64)
+    reads = []
+    real = lk._signature
+    monkeypatch.setattr(lk, "_signature", lambda: reads.append(1) or real())
+    _axpy[(3,)](x, x, out, 2.0, 150, BLOCK=64)
+    np.testing.assert_allclose(out, 3 * x, rtol=1e-6)
+    assert len(reads) == 1
+
+
 def test_launch_knobs_follow_the_environment(monkeypatch):
     monkeypatch.delenv("TRITON_CPU_MAX_THREADS", raising=False)
     monkeypatch.delenv("TRITIUM_CPU_STREAM_BYTES", raising=False)

@@ -97,10 +97,11 @@ class CPULauncher:
         written = function.written()
         if written:
             check_writable(function.name, written, args, names)
-        nk = function.native(self.metadata) if launch_knobs().compiled else None
+        kn = launch_knobs()
+        nk = function.native(self.metadata) if kn.compiled else None
         if nk is not None and not self.descs:
             try:
-                nk.run(grid, args)
+                nk.run(grid, args, kn)
                 return
             except OffHost:  # (raised before anything ran) GPU tensors: on host copies
                 pass
@@ -109,7 +110,7 @@ class CPULauncher:
                 if self.descs:
                     from .native.prepare import descriptor_args
                     host_args = descriptor_args(host_args)
-                nk.run(grid, host_args)
+                nk.run(grid, host_args, kn)
             else:
                 from .launch import launch
                 launch(function.module, function.name, grid, host_args)

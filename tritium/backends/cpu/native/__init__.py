@@ -38,18 +38,19 @@ class NativeKernel:
         self.launch = Launcher(engine.address(name), always_pooled=waits)
         self.pack = Packer(kinds)
 
-    def run(self, grid, args) -> None:
+    def run(self, grid, args, kn=None) -> None:
         """Run over `grid`; raises `launcher.OffHost` before running anything when an
-        argument is a tensor on another device."""
+        argument is a tensor on another device. `kn`: the launch's `LaunchKnobs`, where the
+        caller has read them (a read is ~0.25 us, and Inductor launches back to back)."""
         if len(args) != len(self.kinds):
             raise TypeError(f"kernel '{self.name}' takes {len(self.kinds)} runtime arguments, "
                             f"got {len(args)}")
         if not self.sites:
-            self.launch(grid, self.pack(grid, args), self.threads)
+            self.launch(grid, self.pack(grid, args, 0, kn), self.threads, kn)
             return
         from .debug import launch_id
         with launch_id(self.sites, self.name) as lid:
-            self.launch(grid, self.pack(grid, args, lid), self.threads)
+            self.launch(grid, self.pack(grid, args, lid, kn), self.threads, kn)
 
 
 def _fall_back(metadata, e: Exception) -> None:

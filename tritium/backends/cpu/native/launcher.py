@@ -69,8 +69,10 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_workers)
 
 
-def max_threads() -> int:
-    n = max(0, launch_knobs().max_threads)
+def max_threads(kn=None) -> int:
+    """Threads a launch may use: the knob's cap (`kn`: the launch's `LaunchKnobs`, read
+    once per launch by the caller, else here) within the cores this process may run on."""
+    n = max(0, (kn or launch_knobs()).max_threads)
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -81,12 +83,12 @@ def max_threads() -> int:
 _llc: list = []
 
 
-def stream_bytes() -> int:
+def stream_bytes(kn=None) -> int:
     """From how many bytes stored by one launch through one store op the compiled code
     streams past the caches (native/stream.py): `TRITIUM_CPU_STREAM_BYTES`, else the
     last-level cache's size (a launch that stores less may leave its output in cache for
     whoever reads it next)."""
-    n = launch_knobs().stream_bytes
+    n = (kn or launch_knobs()).stream_bytes
     if n:
         return n if n > 0 else (1 << 63) - 1
     if not _llc:
@@ -165,9 +167,9 @@ class Packer:
         self.convs = tuple(_ptr if k == "ptr" else _int if k[0] == "i" else
                            (lambda a, i, k=k: _scalar(k, a)) for k in kinds)
 
-    def __call__(self, grid, args: Sequence, launch: int = 0) -> ctypes.Array:
+    def __call__(self, grid, args: Sequence, launch: int = 0, kn=None) -> ctypes.Array:
         vals = [c(a, i) for i, (c, a) in enumerate(zip(self.convs, args))]
-        return self.buf(grid[0], grid[1], grid[2], *vals, launch, stream_bytes())
+        return self.buf(grid[0], grid[1], grid[2], *vals, launch, stream_bytes(kn))
 
 
 def _scalar(k: str, a) -> int:
@@ -223,13 +225,13 @@ class Launcher:
         self.pooled: Dict[int, Tuple[int, float]] = {}  # programs -> (threads, wall s)
         self.launches = 0
 
-    def __call__(self, grid, argbuf, threads: Optional[int] = None) -> None:
+    def __call__(self, grid, argbuf, threads: Optional[int] = None, kn=None) -> None:
         total = grid[0] * grid[1] * grid[2]
         if total == 0:
             return
         if total >= 1 << 31:
             raise ValueError(f"grid {grid} has more than 2**31 programs")
-        n = 1 if total == 1 else min(threads or max_threads(), total)
+        n = 1 if total == 1 else min(threads or max_threads(kn), total)
         if n > 1 and threads is None and self.per_program is not None and n in _handoff \
                 and not self.always_pooled and self._alone(n, total):
             n = 1
