@@ -187,8 +187,11 @@ def _top_level(llir: str, prefix: str) -> str:
     which a multi-line regex would try at every offset (~6 ms a scan for flex attention's
     1.8 MB, five scans per compile)."""
     lines = []
-    k = -1 if llir.startswith(prefix) else llir.find("\n" + prefix)
-    i = k + 1 if k >= 0 or llir.startswith(prefix) else -1
+    if llir.startswith(prefix):
+        i = 0
+    else:
+        k = llir.find("\n" + prefix)
+        i = k + 1 if k >= 0 else -1
     while i >= 0:
         j = llir.find("\n", i)
         if j < 0:
@@ -198,6 +201,11 @@ def _top_level(llir: str, prefix: str) -> str:
         k = llir.find("\n" + prefix, j)
         i = k + 1 if k >= 0 else -1
     return "\n".join(lines)
+
+
+def _next_metadata_id(llir: str) -> int:
+    """A metadata number `!N` the module does not use yet."""
+    return max((int(i) for i in _RE_MD_ID.findall(_top_level(llir, "!"))), default=-1) + 1
 
 
 def kernel_names(llir: str) -> List[str]:
@@ -253,10 +261,9 @@ def _add_reflect_ftz_flag(llir: str, ftz: bool = True) -> str:
     ones, upstream's `enable_reflect_ftz=False`)."""
     if "nvvm-reflect-ftz" in llir:
         return llir
-    ids = [int(i) for i in _RE_MD_ID.findall(_top_level(llir, "!"))]
-    new = max(ids, default=-1) + 1
+    new = _next_metadata_id(llir)
     node = f'!{new} = !{{i32 4, !"nvvm-reflect-ftz", i32 {int(bool(ftz))}}}\n'
-    at = llir.find("!llvm.module.flags")
+    at = llir.find("!llvm.module.flags")  # (the regex from there: a line-anchored match)
     m = _RE_FLAGS.search(llir, max(at - 1, 0)) if at >= 0 else None
     if m:
         inner = m.group(1).strip()
@@ -272,7 +279,7 @@ def _legacy_kernels(llir: str) -> str:
     if not names:
         return llir
     llir = re.sub(r"^(define\b[^\n@]*?)\bptx_kernel\s+", r"\1", llir, flags=re.M)
-    base = max((int(i) for i in _RE_MD_ID.findall(_top_level(llir, "!"))), default=-1) + 1
+    base = _next_metadata_id(llir)
     ids = ", ".join(f"!{base + i}" for i in range(len(names)))
     nodes = "".join(f'!{base + i} = !{{ptr @"{n}", !"kernel", i32 1}}\n' for i, n in enumerate(names))
     return llir + f"\n!nvvm.annotations = !{{{ids}}}\n" + nodes
