@@ -100,6 +100,52 @@ def test_a_launch_reads_its_knobs_once(monkeypatch, rng):
     assert len(reads) == 1
 
 
+def test_threads_launching_one_kernel_keep_their_own_arguments(rng):
+    # Each launch packs its arguments into a buffer taken from the kernel's spares and given
+    # back after: launches of one kernel from several threads at once must not share one.
+    import threading
+    n = 4096
+    xs = [rng.standard_normal(n).astype(np.float32) for _ in range(4)]
+    outs = [np.empty(n, np.float32) for _ in range(4)]
+    _axpy[(triton.cdiv(n, 64),)](xs[0], xs[0], outs[0], 1.0, n, BLOCK=64)
+    errors = []
+
+    def worker(t):
+        try:
+            for r in range(200):
+                _axpy[(triton.cdiv(n, 64),)](xs[t], xs[t], outs[t], float(t + r), n, BLOCK=64)
+                np.testing.assert_allclose(outs[t], (t + r + 1) * xs[t].astype(np.float64),
+                                           rtol=1e-6)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors[0]
+
+
+def test_packed_arguments_and_the_wrapping_of_values_past_64_bits():
+    # The packer's layout: grid, each argument by kind, launch id, streaming threshold, and
+    # two slots the pool fills. A value past 64 bits (which struct refuses) wraps as the
+    # ctypes array it replaced did.
+    from tritium.backends.cpu.native.launcher import Packer
+    p = Packer(["ptr", "i32", "i64", "f32"])
+    a = np.arange(4, dtype=np.float32)
+    buf = p.pack((3, 2, 1), [a, -1, 2 ** 40, 1.5], 7)
+    got = list(buf)
+    assert got[:3] == [3, 2, 1]
+    assert got[3] == a.__array_interface__["data"][0]
+    assert got[4:7] == [2 ** 64 - 1, 2 ** 40, 0x3FC00000]
+    assert got[7] == 7 and got[9:] == [0, 0]
+    p.release(buf)
+    assert p.pack((1, 1, 1), [a, 0, 0, 0.0]) is buf          # a spare is reused
+    wrapped = p.pack((2 ** 64 + 5, 1, 1), [a, 0, 0, 0.0])
+    assert wrapped[0] == 5 and wrapped[3] == got[3]
+
+
 def test_launch_knobs_follow_the_environment(monkeypatch):
     monkeypatch.delenv("TRITON_CPU_MAX_THREADS", raising=False)
     monkeypatch.delenv("TRITIUM_CPU_STREAM_BYTES", raising=False)

@@ -36,7 +36,7 @@ class NativeKernel:
         self.kinds = kinds
         self.engine = engine
         self.launch = Launcher(engine.address(name), always_pooled=waits)
-        self.pack = Packer(kinds)
+        self.packer = Packer(kinds)
 
     def run(self, grid, args, kn=None) -> None:
         """Run over `grid`; raises `launcher.OffHost` before running anything when an
@@ -45,12 +45,17 @@ class NativeKernel:
         if len(args) != len(self.kinds):
             raise TypeError(f"kernel '{self.name}' takes {len(self.kinds)} runtime arguments, "
                             f"got {len(args)}")
+        packer = self.packer
         if not self.sites:
-            self.launch(grid, self.pack(grid, args, 0, kn), self.threads, kn)
+            buf = packer.pack(grid, args, 0, kn)
+            self.launch(grid, buf, self.threads, kn)
+            packer.release(buf)   # (not after a raise: a later launch makes a new one)
             return
         from .debug import launch_id
         with launch_id(self.sites, self.name) as lid:
-            self.launch(grid, self.pack(grid, args, lid, kn), self.threads, kn)
+            buf = packer.pack(grid, args, lid, kn)
+            self.launch(grid, buf, self.threads, kn)
+            packer.release(buf)
 
 
 def _fall_back(metadata, e: Exception) -> None:
