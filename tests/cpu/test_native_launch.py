@@ -100,6 +100,41 @@ def test_a_launch_reads_its_knobs_once(monkeypatch, rng):
     assert len(reads) == 1
 
 
+def test_the_core_count_is_read_per_thread_at_most_every_few_ms(monkeypatch):
+    # sched_getaffinity costs ~1.5 us on a VM: a launch reuses the calling thread's count
+    # for CORES_TTL seconds, then reads it again, so a thread pinned to one core (as the
+    # client benchmarks pin their timing thread) launches on one thread from then on.
+    import threading
+    from tritium.backends.cpu.native import launcher
+    reads, now = [], [100.0]
+    real = os.sched_getaffinity
+    allowed = real(0)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: reads.append(pid) or real(pid))
+    monkeypatch.setattr(launcher, "_clock", lambda: now[0])
+    monkeypatch.delenv("TRITON_CPU_MAX_THREADS", raising=False)
+    launcher._affinity.__dict__.clear()
+    assert [launcher.max_threads() for _ in range(50)] == [len(allowed)] * 50
+    assert len(reads) == 1
+    now[0] += 1.01 * launcher.CORES_TTL
+    assert launcher.max_threads() == len(allowed) and len(reads) == 2
+    other = []
+    t = threading.Thread(target=lambda: other.append(launcher.max_threads()))
+    t.start()
+    t.join()
+    assert other == [len(allowed)] and len(reads) == 3   # another thread reads its own
+    if len(allowed) < 2:
+        return
+    try:
+        os.sched_setaffinity(0, {min(allowed)})
+        now[0] += 0.5 * launcher.CORES_TTL
+        assert launcher.max_threads() == len(allowed)        # within the TTL: the count held
+        now[0] += 0.6 * launcher.CORES_TTL
+        assert launcher.max_threads() == 1 and len(reads) == 4
+    finally:
+        os.sched_setaffinity(0, allowed)
+        launcher._affinity.__dict__.clear()
+
+
 def test_threads_launching_one_kernel_keep_their_own_arguments(rng):
     # Each launch packs its arguments into a buffer taken from the kernel's spares and given
     # back after: launches of one kernel from several threads at once must not share one.

@@ -69,14 +69,33 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_workers)
 
 
-def max_threads(kn=None) -> int:
-    """Threads a launch may use: the knob's cap (`kn`: the launch's `LaunchKnobs`, read
-    once per launch by the caller, else here) within the cores this process may run on."""
-    n = max(0, (kn or launch_knobs()).max_threads)
+_affinity = threading.local()   # per thread: .cores, and .until (time.monotonic())
+CORES_TTL = 0.01
+_clock = time.monotonic
+
+
+def _cores() -> int:
+    """How many cores the calling thread may run on, read again at most every CORES_TTL
+    seconds: `sched_getaffinity` is a system call whose set CPython builds bit by bit, ~1.5
+    us on a VM, a fifth of a small launch, and a thread's affinity seldom changes (a launch
+    that reads a count a few ms stale runs on more or fewer threads, nothing worse)."""
+    now = _clock()
+    a = _affinity
+    if now < getattr(a, "until", 0.0):
+        return a.cores
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
+    a.cores, a.until = cores, now + CORES_TTL
+    return cores
+
+
+def max_threads(kn=None) -> int:
+    """Threads a launch may use: the knob's cap (`kn`: the launch's `LaunchKnobs`, read
+    once per launch by the caller, else here) within the cores this thread may run on."""
+    n = max(0, (kn or launch_knobs()).max_threads)
+    cores = _cores()
     return max(1, min(n, cores) if n else cores)
 
 
@@ -155,6 +174,10 @@ def _int(a, i: int) -> int:
                                          getattr(a, "ndim", 0) == 0 else a)) & _U64
 
 
+class _NoTensor:
+    """Stands for torch.Tensor in a packer made before torch was imported."""
+
+
 class Packer:
     """Packs one kernel's launch arguments (module.py's layout: grid, the arguments, the
     launch id, the streaming threshold, then the pool's counter address and chunk, left 0
@@ -170,7 +193,13 @@ class Packer:
                       (lambda a, i, k=k: _scalar(k, a)) for k in kinds)
         self.spares: List[ctypes.Array] = []   # list.pop/append: atomic under the GIL
         names = [f"a{i}" for i in range(len(kinds))]
-        vals = "".join(f"c{i}({n}, {i}), " for i, n in enumerate(names)) + \
+        # The common cases inline (a CPU torch.Tensor, a Python int): a call each saved,
+        # ~0.3 us a pointer on a VM; anything else through its kind's converter.
+        vals = "".join((f"({n}.data_ptr() if _type({n}) is _Tensor and {n}.is_cpu "
+                        f"else c{i}({n}, {i})), " if k == "ptr" else
+                        f"({n} & _U64 if _type({n}) is int else c{i}({n}, {i})), "
+                        if k[0] == "i" else f"c{i}({n}, {i}), ")
+                       for i, (n, k) in enumerate(zip(names, kinds))) + \
             "launch, stream_bytes(kn)"
         src = ("def pack(grid, args, launch=0, kn=None):\n"
                + (f"    {', '.join(names)}, = args\n" if names else "") +
@@ -181,7 +210,9 @@ class Packer:
                f"        return new(grid[0], grid[1], grid[2], {vals})\n"
                "    return buf\n")
         scope = {f"c{i}": c for i, c in enumerate(convs)}
+        torch = sys.modules.get("torch")   # (imported later: its tensors take _ptr)
         scope.update(spares=self.spares, new=self.buf, stream_bytes=stream_bytes,
+                     _type=type, _U64=_U64, _Tensor=torch.Tensor if torch else _NoTensor,
                      fmt=struct.Struct(f"<{7 + len(kinds)}Q"), struct_error=struct.error)
         exec(compile(src, f"<tritium cpu packer {','.join(kinds)}>", "exec"), scope)
         self.pack = scope["pack"]
@@ -285,9 +316,10 @@ class Launcher:
             # Both measured: the faster, the other tried again now and then to follow the
             # machine's load (rarely where it lost by far: a retry costs the difference).
             self.launches += 1
-            faster, slower = sorted((alone, seen[1]))
-            retry = self.launches % (64 if slower < 1.5 * faster else 1024) == 0
-            return (alone <= seen[1]) != retry
+            pooled = seen[1]
+            if alone <= pooled:
+                return self.launches % (64 if pooled < 1.5 * alone else 1024) != 0
+            return self.launches % (64 if alone < 1.5 * pooled else 1024) == 0
         # Alone when T < T/n + hand-off; a pooled launch's estimate of T is rough, so
         # one within a few hand-offs of the line is checked by one launch alone.
         pooled_floor = _handoff[n] * n / (n - 1)
