@@ -179,6 +179,16 @@ def test_packed_arguments_and_the_wrapping_of_values_past_64_bits():
     assert p.pack((1, 1, 1), [a, 0, 0, 0.0]) is buf          # a spare is reused
     wrapped = p.pack((2 ** 64 + 5, 1, 1), [a, 0, 0, 0.0])
     assert wrapped[0] == 5 and wrapped[3] == got[3]
+    # torch tensors and plain ints take an inlined path; a subclass, a numpy integer and
+    # a tensor off the host the converters'
+    from tritium.backends.cpu.native.launcher import OffHost
+    t = torch.randn(5)
+    sub = torch.nn.Parameter(torch.randn(3))
+    assert list(p.pack((1, 1, 1), [t, -2, np.int64(-3), 0.0]))[3:6] == \
+        [t.data_ptr(), 2 ** 64 - 2, 2 ** 64 - 3]
+    assert p.pack((1, 1, 1), [sub, True, 0, 0.0])[3:5] == [sub.data_ptr(), 1]
+    with pytest.raises(OffHost, match="argument 0 is on device meta"):
+        p.pack((1, 1, 1), [torch.empty(3, device="meta"), 0, 0, 0.0])
 
 
 def test_launch_knobs_follow_the_environment(monkeypatch):
