@@ -135,6 +135,37 @@ def test_the_core_count_is_read_per_thread_at_most_every_few_ms(monkeypatch):
         launcher._affinity.__dict__.clear()
 
 
+def test_a_kernels_later_launches_keep_every_check(monkeypatch, rng):
+    # After a first plain launch the driver takes a shorter path for the same kernel (no
+    # re-derivation of what the first one settled): a read-only output, a wrong argument
+    # count, a switch to the evaluator and a compiled kernel handed to it anew still behave
+    # as on the first launch.
+    from tritium.backends.cpu.driver import CPULauncher
+    n = 200
+    x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    out = np.empty_like(x)
+    k = _axpy.warmup(x, y, out, 1.5, n, BLOCK=64, grid=(4,))
+    k._init_handles()
+    launcher = k._run
+    assert isinstance(launcher, CPULauncher)
+    for a in (1.5, -2.0, 0.25):                     # the first sets the short path up
+        k[(4,)](x, y, out, a, n, 64)
+        np.testing.assert_allclose(out, a * x + y, rtol=1e-6)
+    assert launcher._hot is not None and launcher._hot[0] is k.function
+    ro = np.frombuffer(out.tobytes(), np.float32)
+    with pytest.raises(ValueError, match="'Out'.*read-only"):
+        k[(4,)](x, y, ro, 1.0, n, 64)
+    with pytest.raises(TypeError, match="'_axpy' needs at least 5 arguments .through 'n'., got 4"):
+        launcher.launch((4, 1, 1), (x, y, out, 1.0), k.function)
+    monkeypatch.setenv("TRITIUM_CPU_PATH", "evaluator")
+    k[(4,)](x, y, out, 3.0, n, 64)
+    np.testing.assert_allclose(out, 3.0 * x + y, rtol=1e-6)
+    monkeypatch.delenv("TRITIUM_CPU_PATH")
+    torch_out = torch.empty(n)
+    k[(4,)](torch.from_numpy(x), torch.from_numpy(y), torch_out, 0.5, n, 64)
+    np.testing.assert_allclose(torch_out.numpy(), 0.5 * x + y, rtol=1e-6)
+
+
 def test_threads_launching_one_kernel_keep_their_own_arguments(rng):
     # Each launch packs its arguments into a buffer taken from the kernel's spares and given
     # back after: launches of one kernel from several threads at once must not share one.
@@ -242,9 +273,12 @@ def _twice(X, n):
 
 def test_path_switch_between_launches_takes_effect(monkeypatch):
     from tritium.backends.cpu import launch as evaluator
-    from tritium.backends.cpu import native
+    from tritium.backends.cpu.native import launcher
     ran = []
-    for mod, name, tag in ((native.NativeKernel, "run", "native"), (evaluator, "launch", "eval")):
+    # (the compiled path's launches all go through Launcher.__call__; a kernel's later
+    # launches skip NativeKernel.run)
+    for mod, name, tag in ((launcher.Launcher, "__call__", "native"),
+                           (evaluator, "launch", "eval")):
         orig = getattr(mod, name)
         monkeypatch.setattr(mod, name, lambda *a, orig=orig, tag=tag, **k: (ran.append(tag),
                                                                            orig(*a, **k))[1])
