@@ -164,6 +164,9 @@ def test_a_kernels_later_launches_keep_every_check(monkeypatch, rng):
     torch_out = torch.empty(n)
     k[(4,)](torch.from_numpy(x), torch.from_numpy(y), torch_out, 0.5, n, 64)
     np.testing.assert_allclose(torch_out.numpy(), 0.5 * x + y, rtol=1e-6)
+    import pickle          # a launched kernel's launcher still pickles (Inductor pickles them)
+    back = pickle.loads(pickle.dumps(launcher))
+    assert back._hot is None and launcher._hot is not None
 
 
 def test_threads_launching_one_kernel_keep_their_own_arguments(rng):

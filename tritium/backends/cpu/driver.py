@@ -79,6 +79,10 @@ class CPULauncher:
         self.metadata = metadata
         self._hot = None   # (function, pack, release, run, threads, written, n) once seen plain
 
+    def __getstate__(self):
+        # (Inductor pickles kernels, launchers included: the short path is remade on use)
+        return dict(self.__dict__, _hot=None)
+
     def launch(self, grid, args, function) -> None:
         if 0 in grid:
             return
