@@ -135,16 +135,26 @@ def test_the_core_count_is_read_per_thread_at_most_every_few_ms(monkeypatch):
         launcher._affinity.__dict__.clear()
 
 
+@triton.jit
+def _axpy_later(X, Y, Out, a, n, BLOCK: tl.constexpr):
+    # (a kernel of its own: another test's compile under --cpu-path=evaluator has no
+    # object code, and the JIT would hand that one back)
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = o < n
+    tl.store(Out + o, a * tl.load(X + o, mask=m) + tl.load(Y + o, mask=m), mask=m)
+
+
 def test_a_kernels_later_launches_keep_every_check(monkeypatch, rng):
     # After a first plain launch the driver takes a shorter path for the same kernel (no
     # re-derivation of what the first one settled): a read-only output, a wrong argument
     # count, a switch to the evaluator and a compiled kernel handed to it anew still behave
     # as on the first launch.
     from tritium.backends.cpu.driver import CPULauncher
+    monkeypatch.setenv("TRITIUM_CPU_PATH", "native")   # (also under --cpu-path=evaluator)
     n = 200
     x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
     out = np.empty_like(x)
-    k = _axpy.warmup(x, y, out, 1.5, n, BLOCK=64, grid=(4,))
+    k = _axpy_later.warmup(x, y, out, 1.5, n, BLOCK=64, grid=(4,))
     k._init_handles()
     launcher = k._run
     assert isinstance(launcher, CPULauncher)
@@ -155,12 +165,13 @@ def test_a_kernels_later_launches_keep_every_check(monkeypatch, rng):
     ro = np.frombuffer(out.tobytes(), np.float32)
     with pytest.raises(ValueError, match="'Out'.*read-only"):
         k[(4,)](x, y, ro, 1.0, n, 64)
-    with pytest.raises(TypeError, match="'_axpy' needs at least 5 arguments .through 'n'., got 4"):
+    with pytest.raises(TypeError,
+                       match="'_axpy_later' needs at least 5 arguments .through 'n'., got 4"):
         launcher.launch((4, 1, 1), (x, y, out, 1.0), k.function)
     monkeypatch.setenv("TRITIUM_CPU_PATH", "evaluator")
     k[(4,)](x, y, out, 3.0, n, 64)
     np.testing.assert_allclose(out, 3.0 * x + y, rtol=1e-6)
-    monkeypatch.delenv("TRITIUM_CPU_PATH")
+    monkeypatch.setenv("TRITIUM_CPU_PATH", "native")
     torch_out = torch.empty(n)
     k[(4,)](torch.from_numpy(x), torch.from_numpy(y), torch_out, 0.5, n, 64)
     np.testing.assert_allclose(torch_out.numpy(), 0.5 * x + y, rtol=1e-6)
