@@ -77,7 +77,7 @@ class CPULauncher:
         self.min_args = self.keep[-1] + 1 if self.keep else 0   # through the last runtime one
         self.names = [p.name for p in params]
         self.metadata = metadata
-        self._hot = None   # (function, pack, release, run, threads, written, n) once seen plain
+        self._hot = None   # (function, native kernel, written args) once seen plain
 
     def __getstate__(self):
         # (Inductor pickles kernels, launchers included: the short path is remade on use)
@@ -91,30 +91,27 @@ class CPULauncher:
             # The common launch (Inductor's, the JIT's) without the general path's checks:
             # compiled code, no prints or asserts, plain arguments. ~1 us of ~7 on a VM.
             rt = args if self.all_runtime else [args[i] for i in self.keep]
-            if len(rt) == hot[6]:
-                if hot[5]:
-                    check_writable(function.name, hot[5], rt, self.names)
-                kn = launch_knobs()
-                if kn.compiled:
-                    try:
-                        buf = hot[1](grid, rt, 0, kn)
-                    except OffHost:   # (raised before anything ran) through the general path
-                        buf = None
-                    if buf is not None:
-                        hot[3](grid, buf, hot[4], kn)
-                        hot[2](buf)
-                        return
+            if hot[2]:
+                check_writable(function.name, hot[2], rt, self.names)
+            kn = launch_knobs()
+            if kn.compiled:
+                try:
+                    hot[1].run(grid, rt, kn)
+                    return
+                except OffHost:   # (raised before anything ran) through the general path
+                    pass
         self._launch(grid, args, function)
 
     def _launch(self, grid, args, function) -> None:
+        if not isinstance(function, CPUFunction):  # (module, name) from a caller of its own
+            function = CPUFunction(function[0], function[1])
         if self.paths is not None:
             from ..params import arg_at
             args = [arg_at(args, p) for p in self.paths]
         elif not self.all_runtime:
             if len(args) < self.min_args:
-                raise TypeError(f"kernel '{function_name(function)}' needs at least "
-                                f"{self.min_args} arguments (through '{self.names[-1]}'), "
-                                f"got {len(args)}")
+                raise TypeError(f"kernel '{function.name}' needs at least {self.min_args} "
+                                f"arguments (through '{self.names[-1]}'), got {len(args)}")
             args = [args[i] for i in self.keep]
         names = self.names
         if self.descs:
@@ -123,16 +120,13 @@ class CPULauncher:
                 names = [m for n, d, a in zip(names, is_desc, args)
                          for m in [n] * (1 + (2 * len(a.shape) if d else 0))]
             args = _expand_descriptors(args, is_desc)
-        if not isinstance(function, CPUFunction):  # (module, name) from a caller of its own
-            function = CPUFunction(function[0], function[1])
         written = function.written()
         if written:
             check_writable(function.name, written, args, names)
         kn = launch_knobs()
         nk = function.native(self.metadata) if kn.compiled else None
         if nk is not None and self.paths is None and not self.descs and not nk.sites:
-            self._hot = (function, nk.packer.pack, nk.packer.release, nk.launch, nk.threads,
-                         written, len(nk.kinds))
+            self._hot = (function, nk, written)
         if nk is not None and not self.descs:
             try:
                 nk.run(grid, args, kn)
@@ -156,10 +150,6 @@ class CPULauncher:
         self.launch((gridX, gridY, gridZ), args, function)
         if exit_hook is not None and launch_metadata is not None:
             exit_hook(launch_metadata)
-
-
-def function_name(function) -> str:
-    return function.name if isinstance(function, CPUFunction) else function[1]
 
 
 def _expand_descriptors(args, is_desc):
